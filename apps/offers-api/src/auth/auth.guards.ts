@@ -1,0 +1,63 @@
+import { type CanActivate, createParamDecorator, type ExecutionContext, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { CredentialVerdict } from '@availability/contracts';
+import { ProblemException } from '@availability/service-core';
+import { DirectoryClient } from '../directory/directory.client.js';
+
+type AuthenticatedRequest = FastifyRequest & { organisationId?: string; workerId?: string };
+
+const MAX_TOKEN_LENGTH = 512;
+
+/** DESIGN 3: `Authorization: Bearer <key>` or `X-Api-Key: <key>`. */
+export function presentedToken(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  if (typeof authorization === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
+  }
+  const apiKey = request.headers['x-api-key'];
+  return typeof apiKey === 'string' && apiKey.length > 0 ? apiKey.trim() : undefined;
+}
+
+async function verify(directory: DirectoryClient, request: FastifyRequest): Promise<CredentialVerdict> {
+  const token = presentedToken(request);
+  if (!token) throw ProblemException.unauthorized('Send your API key as "Authorization: Bearer <key>" or "X-Api-Key: <key>".');
+  if (token.length > MAX_TOKEN_LENGTH) throw ProblemException.unauthorized('The credential is not valid.');
+  return directory.verifyCredential(token);
+}
+
+/** Sender API: the caller is an organisation holding a live API key. */
+@Injectable()
+export class OrganisationAuthGuard implements CanActivate {
+  constructor(private readonly directory: DirectoryClient) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const verdict = await verify(this.directory, request);
+    if (verdict.kind !== 'organisation') throw ProblemException.unauthorized('The API key is not valid or has been revoked.');
+    request.organisationId = verdict.organisationId;
+    return true;
+  }
+}
+
+/** Worker app: the caller is a worker holding a live worker token. */
+@Injectable()
+export class WorkerAuthGuard implements CanActivate {
+  constructor(private readonly directory: DirectoryClient) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const verdict = await verify(this.directory, request);
+    if (verdict.kind !== 'worker') throw ProblemException.unauthorized('The worker token is not valid or has been revoked.');
+    request.workerId = verdict.workerId;
+    return true;
+  }
+}
+
+export const CurrentOrganisation = createParamDecorator(
+  (_: unknown, context: ExecutionContext): string => context.switchToHttp().getRequest<AuthenticatedRequest>().organisationId as string,
+);
+
+export const CurrentWorker = createParamDecorator(
+  (_: unknown, context: ExecutionContext): string => context.switchToHttp().getRequest<AuthenticatedRequest>().workerId as string,
+);

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { ClientProxy } from '@nestjs/microservices';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { firstValueFrom, timeout } from 'rxjs';
+import {
+  CREDENTIAL_REVOKED_SUBJECT,
+  type CredentialRevokedMessage,
+  type CredentialVerdict,
+  DirectoryPattern,
+  type ResolveOfferAudienceReply,
+  type ResolveOfferAudienceRequest,
+  type VerifyCredentialRequest,
+} from '@availability/contracts';
+import { NATS_CONNECTION } from '@availability/messaging';
+import { ProblemException, TtlCache } from '@availability/service-core';
+import { OffersApiConfig } from '../config/offers-api.config.js';
+
+export const DIRECTORY_CLIENT = Symbol('DIRECTORY_CLIENT');
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** A negative verdict is remembered briefly, so a client retrying a bad key cannot hammer the directory. */
+const NEGATIVE_TTL_MS = 5_000;
+
+/**
+ * What offers-api knows of contact-directory's data: credentials and workers, asked over NATS
+ * request/reply and cached. Revocations are broadcast, so a revoked key stops working at once here.
+ */
+@Injectable()
+export class DirectoryClient implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('DirectoryClient');
+  private readonly credentials = new TtlCache<string, CredentialVerdict>(100_000);
+  /** `${organisationId}:${workerId}` → worker name. */
+  private readonly workers = new TtlCache<string, string>(500_000);
+  /** `${organisationId}:${userId}` → known. */
+  private readonly users = new TtlCache<string, true>(100_000);
+  private revocations?: Subscription;
+
+  constructor(
+    @Inject(DIRECTORY_CLIENT) private readonly client: ClientProxy,
+    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
+    private readonly config: OffersApiConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.revocations = this.nats.subscribe(CREDENTIAL_REVOKED_SUBJECT, {
+      callback: (error, message) => {
+        if (error) return;
+        try {
+          this.credentials.delete((message.json() as CredentialRevokedMessage).tokenHash);
+        } catch {
+          this.logger.warn('ignored a malformed revocation message');
+        }
+      },
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.revocations?.unsubscribe();
+  }
+
+  async verifyCredential(token: string): Promise<CredentialVerdict> {
+    const tokenHash = hashToken(token);
+    const cached = this.credentials.get(tokenHash);
+    if (cached) return cached;
+    const verdict = await this.ask<VerifyCredentialRequest, CredentialVerdict>(DirectoryPattern.VerifyCredential, { tokenHash });
+    this.credentials.set(tokenHash, verdict, verdict.kind === 'none' ? NEGATIVE_TTL_MS : this.config.CREDENTIAL_CACHE_TTL_MS);
+    return verdict;
+  }
+
+  /** Names of the offer's workers, and whether the creating user belongs to the organisation. */
+  async resolveAudience(organisationId: string, userId: string, workerIds: string[]): Promise<ResolveOfferAudienceReply> {
+    const names = new Map<string, string>();
+    const missing: string[] = [];
+    for (const workerId of workerIds) {
+      const name = this.workers.get(`${organisationId}:${workerId}`);
+      if (name === undefined) missing.push(workerId);
+      else names.set(workerId, name);
+    }
+    let userKnown = this.users.get(`${organisationId}:${userId}`) === true;
+    let unknownWorkerIds: string[] = [];
+    if (missing.length > 0 || !userKnown) {
+      const reply = await this.ask<ResolveOfferAudienceRequest, ResolveOfferAudienceReply>(DirectoryPattern.ResolveOfferAudience, {
+        organisationId,
+        userId,
+        workerIds: missing,
+      });
+      const ttl = this.config.DIRECTORY_CACHE_TTL_MS;
+      for (const worker of reply.workers) {
+        names.set(worker.workerId, worker.name);
+        this.workers.set(`${organisationId}:${worker.workerId}`, worker.name, ttl);
+      }
+      userKnown = reply.userKnown;
+      if (userKnown) this.users.set(`${organisationId}:${userId}`, true, ttl);
+      unknownWorkerIds = reply.unknownWorkerIds;
+    }
+    const workers = workerIds.filter((id) => names.has(id)).map((workerId) => ({ workerId, name: names.get(workerId) as string }));
+    return { userKnown, workers, unknownWorkerIds };
+  }
+
+  private async ask<TRequest, TReply>(pattern: string, request: TRequest): Promise<TReply> {
+    try {
+      return await firstValueFrom(this.client.send<TReply, TRequest>(pattern, request).pipe(timeout(this.config.DIRECTORY_TIMEOUT_MS)));
+    } catch (error) {
+      this.logger.warn(`directory request ${pattern} failed: ${(error as Error).message}`);
+      throw new ProblemException(503, 'directory-unavailable', 'The directory could not be reached; retry shortly.', undefined, {
+        'Retry-After': '1',
+      });
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { OfferLimits } from '@availability/contracts';
+import { createHttpService, loadConfig } from '@availability/service-core';
+import { OffersApiConfig } from './config/offers-api.config.js';
+import { OffersApiModule } from './offers-api.module.js';
+
+export async function startOffersApi(config: OffersApiConfig) {
+  const app = await createHttpService(OffersApiModule.forRoot(config), {
+    bodyLimit: OfferLimits.bodyBytes,
+    openApi: {
+      title: 'Availability Platform — Offers API',
+      description: 'Send offers of work to workers, read their responses, complete or withdraw offers (spec 4.1), and the worker app API.',
+      version: '1.0',
+    },
+    configureOpenApi: (builder) =>
+      builder.addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'api-key').addBearerAuth(undefined, 'bearer'),
+  });
+  await app.listen(config.PORT, config.HTTP_HOST);
+  return app;
+}
+
+// Started directly (not imported by a test or the dev launcher).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await startOffersApi(loadConfig(OffersApiConfig));
+}

@@ -1,0 +1,49 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
+import { OrganisationAuthGuard, WorkerAuthGuard } from './auth/auth.guards.js';
+import { OffersApiConfig } from './config/offers-api.config.js';
+import { DirectoryModule } from './directory/directory.module.js';
+import { CreateOffers1763800000000 } from './migrations/1763800000000-create-offers.js';
+import { OffersController } from './offers/offers.controller.js';
+import { OFFERS_SCHEMA, OffersRepository } from './offers/offers.repository.js';
+import { OffersService } from './offers/offers.service.js';
+import { IdempotencyKeyCleaner } from './offers/idempotency-key.cleaner.js';
+import { WorkerOffersController } from './worker-app/worker-offers.controller.js';
+
+export const SERVICE_NAME = 'offers-api';
+
+@Module({})
+export class OffersApiModule {
+  static forRoot(config: OffersApiConfig): DynamicModule {
+    return {
+      module: OffersApiModule,
+      global: true,
+      imports: [
+        createLoggerModule(SERVICE_NAME, config),
+        DatabaseModule.forRoot(() => ({
+          url: config.DATABASE_URL,
+          schema: OFFERS_SCHEMA,
+          migrations: [CreateOffers1763800000000],
+          poolSize: config.DATABASE_POOL_SIZE,
+          applicationName: SERVICE_NAME,
+        })),
+        NatsModule.forRoot(() => ({ servers: config.NATS_URL, name: SERVICE_NAME })),
+        EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.EVENTS_SUBJECT_PREFIX })),
+        OutboxModule.forRoot(() => ({ schema: OFFERS_SCHEMA, subjectPrefix: config.EVENTS_SUBJECT_PREFIX })),
+        DirectoryModule,
+        HealthModule.forRoot([DatabaseHealth, NatsHealth]),
+      ],
+      controllers: [OffersController, WorkerOffersController],
+      providers: [
+        { provide: OffersApiConfig, useValue: config },
+        OffersRepository,
+        OffersService,
+        OrganisationAuthGuard,
+        WorkerAuthGuard,
+        IdempotencyKeyCleaner,
+      ],
+      exports: [OffersApiConfig],
+    };
+  }
+}

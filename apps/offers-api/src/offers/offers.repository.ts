@@ -1,0 +1,219 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { OfferTimeSlot, WorkerOfferView } from '@availability/contracts';
+import { type OutboxMessage, outboxTable } from '@availability/messaging';
+import type { OfferState } from './offer-rules.js';
+
+export const OFFERS_SCHEMA = 'offers';
+
+export interface NewOffer {
+  id: string;
+  organisationId: string;
+  createdByUserId: string;
+  title: string;
+  details: string;
+  locationPlaceId: string;
+  notifyEmailAddress: string | null;
+  events: OfferTimeSlot[];
+  endsAt: Date;
+  recipients: Array<{ workerId: string; name: string }>;
+}
+
+export interface LockedOffer extends OfferState {
+  id: string;
+  organisationId: string;
+}
+
+/** Offer, recipients and outbox row in one statement: one round trip, atomic, no explicit transaction. */
+export const INSERT_OFFER_SQL = `
+WITH new_offer AS (
+  INSERT INTO offers.offer (id, organisation_id, created_by_user_id, title, details, location_place_id,
+                            notify_email_address, events, ends_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)
+), new_recipients AS (
+  INSERT INTO offers.recipient (offer_id, worker_id, name)
+  SELECT $1, w.worker_id, w.name FROM unnest($10::text[], $11::text[]) WITH ORDINALITY AS w(worker_id, name, n) ORDER BY w.n
+)
+INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload) VALUES ($12, $13, $14::jsonb)`;
+
+/** The offer exactly as spec 2.3 shapes it, built by Postgres as JSON text (no parse/serialise in Node). */
+export const SELECT_OFFER_JSON_SQL = `
+SELECT json_build_object(
+  'id', o.id,
+  'title', o.title,
+  'details', o.details,
+  'isHistoric', o.is_historic OR o.ends_at <= now(),
+  'widthdrawn', o.widthdrawn,
+  'complete', o.complete,
+  'locationPlaceId', o.location_place_id,
+  'createdAt', to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'events', o.events,
+  'recipients', COALESCE((
+    SELECT json_agg(json_build_object('id', r.id, 'workerId', r.worker_id, 'name', r.name,
+                                      'response', r.response, 'confirmation', r.confirmation) ORDER BY r.id)
+    FROM offers.recipient r WHERE r.offer_id = o.id), '[]'::json)
+)::text AS body
+FROM offers.offer o
+WHERE o.id = $1 AND o.organisation_id = $2`;
+
+export function insertOfferParams(offer: NewOffer, event: OutboxMessage): unknown[] {
+  return [
+    offer.id,
+    offer.organisationId,
+    offer.createdByUserId,
+    offer.title,
+    offer.details,
+    offer.locationPlaceId,
+    offer.notifyEmailAddress,
+    JSON.stringify(offer.events),
+    offer.endsAt,
+    offer.recipients.map((r) => r.workerId),
+    offer.recipients.map((r) => r.name),
+    event.eventId,
+    event.subject,
+    event.payload,
+  ];
+}
+
+const STATE_COLUMNS = `o.id, o.organisation_id AS "organisationId", o.widthdrawn, o.complete, o.ends_at <= now() AS ended`;
+
+/** Every SQL statement offers-api runs lives here. */
+@Injectable()
+export class OffersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction('READ COMMITTED', work);
+  }
+
+  async insertOffer(offer: NewOffer, event: OutboxMessage, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.query(INSERT_OFFER_SQL, insertOfferParams(offer, event));
+  }
+
+  async findOfferJson(organisationId: string, offerId: string): Promise<string | undefined> {
+    const rows: Array<{ body: string }> = await this.dataSource.query(SELECT_OFFER_JSON_SQL, [offerId, organisationId]);
+    return rows[0]?.body;
+  }
+
+  /** Locks the offer against concurrent complete/withdraw/answers until the transaction ends. */
+  async lockForSender(manager: EntityManager, organisationId: string, offerId: string): Promise<LockedOffer | undefined> {
+    const rows: LockedOffer[] = await manager.query(
+      `SELECT ${STATE_COLUMNS} FROM offers.offer o WHERE o.id = $1 AND o.organisation_id = $2 FOR UPDATE`,
+      [offerId, organisationId],
+    );
+    return rows[0];
+  }
+
+  recipients(manager: EntityManager, offerId: string): Promise<Array<{ workerId: string; response: string }>> {
+    return manager.query(`SELECT worker_id AS "workerId", response FROM offers.recipient WHERE offer_id = $1 ORDER BY id`, [offerId]);
+  }
+
+  async markComplete(manager: EntityManager, offerId: string, successful: string[]): Promise<void> {
+    await manager.query(
+      `UPDATE offers.recipient SET confirmation = CASE WHEN worker_id = ANY($2::text[]) THEN 'successful' ELSE 'unsuccessful' END
+       WHERE offer_id = $1`,
+      [offerId, successful],
+    );
+    await manager.query(`UPDATE offers.offer SET complete = true, is_historic = true, updated_at = now() WHERE id = $1`, [offerId]);
+  }
+
+  async markWithdrawn(manager: EntityManager, offerId: string): Promise<string[]> {
+    const rows: Array<{ workerId: string }> = await manager.query(
+      `UPDATE offers.recipient SET confirmation = 'withdrawn' WHERE offer_id = $1 RETURNING worker_id AS "workerId"`,
+      [offerId],
+    );
+    await manager.query(`UPDATE offers.offer SET widthdrawn = true, is_historic = true, updated_at = now() WHERE id = $1`, [offerId]);
+    return rows.map((row) => row.workerId);
+  }
+
+  /**
+   * The worker's entry of an offer, locked for update; the offer row is share-locked so answers to one
+   * offer run side by side but never interleave with its completion or withdrawal.
+   */
+  async lockRecipient(
+    manager: EntityManager,
+    offerId: string,
+    workerId: string,
+  ): Promise<(LockedOffer & { response: string }) | undefined> {
+    const rows: Array<LockedOffer & { response: string }> = await manager.query(
+      `SELECT ${STATE_COLUMNS}, r.response FROM offers.offer o
+       JOIN offers.recipient r ON r.offer_id = o.id AND r.worker_id = $2
+       WHERE o.id = $1 FOR UPDATE OF r FOR SHARE OF o`,
+      [offerId, workerId],
+    );
+    return rows[0];
+  }
+
+  async recordAnswer(manager: EntityManager, offerId: string, workerId: string, response: string, at: Date): Promise<void> {
+    await manager.query(`UPDATE offers.recipient SET response = $3, responded_at = $4 WHERE offer_id = $1 AND worker_id = $2`, [
+      offerId,
+      workerId,
+      response,
+      at,
+    ]);
+  }
+
+  /** The worker's offers, newest first, paged by recipient id (which grows with creation time). */
+  async workerOffers(workerId: string, limit: number, before?: number): Promise<Array<WorkerOfferView & { cursor: number }>> {
+    return this.dataSource.query(
+      `SELECT o.id, o.title, o.details, o.location_place_id AS "locationPlaceId",
+              o.is_historic OR o.ends_at <= now() AS "isHistoric", o.widthdrawn, o.complete,
+              to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+              o.events, r.response, r.confirmation, r.id AS cursor
+       FROM offers.recipient r JOIN offers.offer o ON o.id = r.offer_id
+       WHERE r.worker_id = $1 AND ($3::bigint IS NULL OR r.id < $3)
+       ORDER BY r.id DESC LIMIT $2`,
+      [workerId, limit, before ?? null],
+    );
+  }
+
+  async workerOffer(workerId: string, offerId: string): Promise<WorkerOfferView | undefined> {
+    const rows: Array<WorkerOfferView & { cursor?: number }> = await this.dataSource.query(
+      `SELECT o.id, o.title, o.details, o.location_place_id AS "locationPlaceId",
+              o.is_historic OR o.ends_at <= now() AS "isHistoric", o.widthdrawn, o.complete,
+              to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+              o.events, r.response, r.confirmation
+       FROM offers.recipient r JOIN offers.offer o ON o.id = r.offer_id
+       WHERE r.worker_id = $1 AND r.offer_id = $2`,
+      [workerId, offerId],
+    );
+    return rows[0];
+  }
+
+  async findIdempotencyKey(
+    organisationId: string,
+    key: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{ offerId: string; requestHash: string } | undefined> {
+    const rows: Array<{ offerId: string; requestHash: string }> = await manager.query(
+      `SELECT offer_id AS "offerId", request_hash AS "requestHash" FROM offers.idempotency_key WHERE organisation_id = $1 AND key = $2`,
+      [organisationId, key],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Claims an Idempotency-Key for a new offer inside the caller's transaction. If the key was used
+   * before (or is being used by a concurrent request, which we wait for), returns that earlier claim.
+   */
+  async claimIdempotencyKey(
+    manager: EntityManager,
+    organisationId: string,
+    key: string,
+    requestHash: string,
+    offerId: string,
+  ): Promise<{ offerId: string; requestHash: string } | undefined> {
+    const inserted: unknown[] = await manager.query(
+      `INSERT INTO offers.idempotency_key (organisation_id, key, request_hash, offer_id) VALUES ($1, $2, $3, $4)
+       ON CONFLICT DO NOTHING RETURNING 1`,
+      [organisationId, key, requestHash, offerId],
+    );
+    if (inserted.length > 0) return undefined;
+    return this.findIdempotencyKey(organisationId, key, manager);
+  }
+
+  async deleteExpiredIdempotencyKeys(olderThanHours: number): Promise<void> {
+    await this.dataSource.query(`DELETE FROM offers.idempotency_key WHERE created_at < now() - make_interval(hours => $1)`, [olderThanHours]);
+  }
+}
+

@@ -1,0 +1,190 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import {
+  type CreateOfferDto,
+  EventSubject,
+  type OfferCompletedEvent,
+  type OfferCreatedEvent,
+  type OfferResponseRecordedEvent,
+  type OfferWithdrawnEvent,
+  type WorkerAnswer,
+  type WorkerOfferView,
+} from '@availability/contracts';
+import { appendToOutbox, newEvent, OutboxRelay, outboxMessage } from '@availability/messaging';
+import { type FieldErrors, ProblemException } from '@availability/service-core';
+import { DirectoryClient } from '../directory/directory.client.js';
+import {
+  assertWorkerCanAnswer,
+  checkTimeSlots,
+  lastEnd,
+  normaliseSlots,
+  parseAssignedWorkers,
+  planCompletion,
+  planWithdrawal,
+} from './offer-rules.js';
+import { type NewOffer, OFFERS_SCHEMA, OffersRepository } from './offers.repository.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** At most this many unknown workers are listed one by one in an error; the rest are counted. */
+const LISTED_UNKNOWN_WORKERS = 20;
+
+export interface CreatedOffer {
+  offerId: string;
+  /** True when an Idempotency-Key repeat returned the first request's offer. */
+  replayed: boolean;
+}
+
+/**
+ * The offer lifecycle. Every state change and the event announcing it commit in one transaction
+ * (outbox); the relay is woken right after commit so events leave within milliseconds.
+ */
+@Injectable()
+export class OffersService {
+  constructor(
+    private readonly repository: OffersRepository,
+    private readonly directory: DirectoryClient,
+    private readonly relay: OutboxRelay,
+  ) {}
+
+  async create(organisationId: string, dto: CreateOfferDto, idempotencyKey?: string): Promise<CreatedOffer> {
+    const requestHash = idempotencyKey ? createHash('sha256').update(JSON.stringify(dto)).digest('hex') : '';
+    if (idempotencyKey) {
+      const earlier = await this.repository.findIdempotencyKey(organisationId, idempotencyKey);
+      if (earlier) return this.replay(earlier, requestHash);
+    }
+
+    const offer = await this.validatedOffer(organisationId, dto);
+    const event = newEvent<Omit<OfferCreatedEvent, 'eventId' | 'occurredAt' | 'organisationId'>>(organisationId, {
+      offerId: offer.id,
+      title: offer.title,
+      createdByUserId: offer.createdByUserId,
+      notifyEmailAddress: offer.notifyEmailAddress,
+      events: offer.events,
+      workerIds: offer.recipients.map((r) => r.workerId),
+    });
+    const message = outboxMessage(EventSubject.OfferCreated, event);
+
+    if (!idempotencyKey) {
+      await this.repository.insertOffer(offer, message);
+      this.relay.wake();
+      return { offerId: offer.id, replayed: false };
+    }
+    const result = await this.repository.transaction(async (manager) => {
+      const earlier = await this.repository.claimIdempotencyKey(manager, organisationId, idempotencyKey, requestHash, offer.id);
+      if (earlier) return this.replay(earlier, requestHash);
+      await this.repository.insertOffer(offer, message, manager);
+      return { offerId: offer.id, replayed: false };
+    });
+    if (!result.replayed) this.relay.wake();
+    return result;
+  }
+
+  async findJson(organisationId: string, offerId: string): Promise<string> {
+    const body = UUID.test(offerId) ? await this.repository.findOfferJson(organisationId, offerId) : undefined;
+    if (body === undefined) throw ProblemException.notFound('The offer');
+    return body;
+  }
+
+  async complete(organisationId: string, offerId: string, body: unknown): Promise<void> {
+    const assigned = parseAssignedWorkers(body);
+    this.assertOfferId(offerId);
+    await this.repository.transaction(async (manager) => {
+      const offer = await this.repository.lockForSender(manager, organisationId, offerId);
+      if (!offer) throw ProblemException.notFound('The offer');
+      const plan = planCompletion(offer, await this.repository.recipients(manager, offerId), assigned);
+      await this.repository.markComplete(manager, offerId, plan.successful);
+      const event = newEvent<Pick<OfferCompletedEvent, 'offerId' | 'successfulWorkerIds' | 'unsuccessfulWorkerIds'>>(organisationId, {
+        offerId,
+        successfulWorkerIds: plan.successful,
+        unsuccessfulWorkerIds: plan.unsuccessful,
+      });
+      await appendToOutbox(manager, OFFERS_SCHEMA, [outboxMessage(EventSubject.OfferCompleted, event)]);
+    });
+    this.relay.wake();
+  }
+
+  async withdraw(organisationId: string, offerId: string): Promise<void> {
+    this.assertOfferId(offerId);
+    const withdrawn = await this.repository.transaction(async (manager) => {
+      const offer = await this.repository.lockForSender(manager, organisationId, offerId);
+      if (!offer) throw ProblemException.notFound('The offer');
+      if (planWithdrawal(offer) === 'already-withdrawn') return false;
+      const workerIds = await this.repository.markWithdrawn(manager, offerId);
+      const event = newEvent<Pick<OfferWithdrawnEvent, 'offerId' | 'workerIds'>>(organisationId, { offerId, workerIds });
+      await appendToOutbox(manager, OFFERS_SCHEMA, [outboxMessage(EventSubject.OfferWithdrawn, event)]);
+      return true;
+    });
+    if (withdrawn) this.relay.wake();
+  }
+
+  /** A worker applies or rejects. The same answer again changes nothing and sends no second webhook. */
+  async answer(workerId: string, offerId: string, response: WorkerAnswer): Promise<WorkerOfferView> {
+    this.assertOfferId(offerId);
+    const changed = await this.repository.transaction(async (manager) => {
+      const entry = await this.repository.lockRecipient(manager, offerId, workerId);
+      if (!entry) throw ProblemException.notFound('The offer');
+      assertWorkerCanAnswer(entry);
+      if (entry.response === response) return false;
+      const respondedAt = new Date();
+      await this.repository.recordAnswer(manager, offerId, workerId, response, respondedAt);
+      const event = newEvent<Omit<OfferResponseRecordedEvent, 'eventId' | 'occurredAt' | 'organisationId'>>(
+        entry.organisationId,
+        { offerId, workerId, response, previousResponse: entry.response, respondedAt: respondedAt.toISOString() },
+        respondedAt,
+      );
+      await appendToOutbox(manager, OFFERS_SCHEMA, [outboxMessage(EventSubject.OfferResponseRecorded, event)]);
+      return true;
+    });
+    if (changed) this.relay.wake();
+    return this.workerOffer(workerId, offerId);
+  }
+
+  async workerOffer(workerId: string, offerId: string): Promise<WorkerOfferView> {
+    const view = UUID.test(offerId) ? await this.repository.workerOffer(workerId, offerId) : undefined;
+    if (!view) throw ProblemException.notFound('The offer');
+    return view;
+  }
+
+  async workerOffers(workerId: string, limit: number, before?: number): Promise<{ offers: WorkerOfferView[]; nextCursor: string | null }> {
+    const rows = await this.repository.workerOffers(workerId, limit, before);
+    const nextCursor = rows.length === limit ? String(rows[rows.length - 1].cursor) : null;
+    return { offers: rows.map(({ cursor: _cursor, ...view }) => view), nextCursor };
+  }
+
+  private assertOfferId(offerId: string): void {
+    if (!UUID.test(offerId)) throw ProblemException.notFound('The offer');
+  }
+
+  private replay(earlier: { offerId: string; requestHash: string }, requestHash: string): CreatedOffer {
+    if (earlier.requestHash !== requestHash) {
+      throw new ProblemException(422, 'idempotency-key-reused', 'This Idempotency-Key was already used with a different request body.');
+    }
+    return { offerId: earlier.offerId, replayed: true };
+  }
+
+  /** Checks what needs the clock and the directory, and returns the offer ready to insert. */
+  private async validatedOffer(organisationId: string, dto: CreateOfferDto): Promise<NewOffer> {
+    const errors: FieldErrors = checkTimeSlots(dto.events, new Date());
+    const audience = await this.directory.resolveAudience(organisationId, dto.createdByUserId, dto.workerIds);
+    if (!audience.userKnown) errors.createdByUserId = ['is not a user of your organisation'];
+    if (audience.unknownWorkerIds.length > 0) {
+      const listed = audience.unknownWorkerIds.slice(0, LISTED_UNKNOWN_WORKERS).map((id) => `worker ${id} is not known to your organisation`);
+      const more = audience.unknownWorkerIds.length - listed.length;
+      errors.workerIds = more > 0 ? [...listed, `and ${more} more unknown workers`] : listed;
+    }
+    if (Object.keys(errors).length > 0) throw ProblemException.validation(errors);
+    const events = normaliseSlots(dto.events);
+    return {
+      id: randomUUID(),
+      organisationId,
+      createdByUserId: dto.createdByUserId,
+      title: dto.title,
+      details: dto.details ?? '',
+      locationPlaceId: dto.locationPlaceId ?? '',
+      notifyEmailAddress: dto.notifyEmailAddress ?? null,
+      events,
+      endsAt: lastEnd(events),
+      recipients: audience.workers,
+    };
+  }
+}

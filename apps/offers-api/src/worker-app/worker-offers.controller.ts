@@ -1,0 +1,49 @@
+import { Body, Controller, Get, Param, Put, Query, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { WorkerAnswerDto, type WorkerOfferView } from '@availability/contracts';
+import { ProblemException } from '@availability/service-core';
+import { CurrentWorker, WorkerAuthGuard } from '../auth/auth.guards.js';
+import { OffersService } from '../offers/offers.service.js';
+
+const MAX_PAGE = 100;
+
+/** The worker app: the offers sent to the signed-in worker, and their Apply / Reject. */
+@ApiTags('worker app')
+@ApiSecurity('bearer')
+@ApiResponse({ status: 401, description: 'Missing, invalid or revoked worker token' })
+@Controller('worker/offers')
+@UseGuards(WorkerAuthGuard)
+export class WorkerOffersController {
+  constructor(private readonly offers: OffersService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Offers sent to me, newest first' })
+  @ApiQuery({ name: 'limit', required: false, description: `1 to ${MAX_PAGE}, default 50` })
+  @ApiQuery({ name: 'before', required: false, description: 'nextCursor of the previous page' })
+  list(@CurrentWorker() workerId: string, @Query('limit') limit?: string, @Query('before') before?: string) {
+    return this.offers.workerOffers(workerId, positiveInteger('limit', limit, 50, MAX_PAGE), before === undefined ? undefined : positiveInteger('before', before));
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One offer sent to me, with my response' })
+  get(@CurrentWorker() workerId: string, @Param('id') offerId: string): Promise<WorkerOfferView> {
+    return this.offers.workerOffer(workerId, offerId);
+  }
+
+  @Put(':id/response')
+  @ApiOperation({ summary: 'Apply (applied) or Reject (rejected); answering again changes the answer' })
+  @ApiResponse({ status: 200, description: 'The offer with my new response' })
+  @ApiResponse({ status: 409, description: 'The offer is complete, withdrawn or over' })
+  answer(@CurrentWorker() workerId: string, @Param('id') offerId: string, @Body() dto: WorkerAnswerDto): Promise<WorkerOfferView> {
+    return this.offers.answer(workerId, offerId, dto.response);
+  }
+}
+
+function positiveInteger(field: string, raw: string | undefined, fallback?: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (raw === undefined && fallback !== undefined) return fallback;
+  const value = Number(raw);
+  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw) || value < 1 || value > max) {
+    throw ProblemException.field(field, `must be a whole number from 1 to ${max}`);
+  }
+  return value;
+}

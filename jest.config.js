@@ -1,0 +1,24 @@
+// Jest runs in native ESM mode (NestJS 12 ships as ESM): `node --experimental-vm-modules`.
+// TypeScript is compiled by swc with the same .swcrc as the build, so tests run the code we ship.
+import { readFileSync } from 'node:fs';
+
+const swcrc = JSON.parse(readFileSync(new URL('./.swcrc', import.meta.url), 'utf8'));
+delete swcrc.$schema;
+swcrc.jsc.baseUrl = new URL('.', import.meta.url).pathname;
+swcrc.module = { type: 'es6' };
+
+/** Maps `@availability/x` to the lib's source and strips `.js` from relative ESM imports of .ts files. */
+const moduleNameMapper = {
+  '^@availability/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+};
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swcrc] },
+  moduleNameMapper,
+  testMatch: ['<rootDir>/{apps,libs,tools}/*/{src,test}/**/*.{spec,test}.ts'],
+  testTimeout: 60_000,
+  setupFiles: ['reflect-metadata'],
+};

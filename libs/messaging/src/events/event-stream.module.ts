@@ -1,0 +1,25 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import { JETSTREAM_MANAGER } from '../nats/nats.module.js';
+import { ensureEventStream, EVENT_STREAM_READY, type EventStreamOptions } from './event-stream.js';
+
+/** Makes sure the event stream exists before the service starts publishing or consuming. */
+@Module({})
+export class EventStreamModule {
+  static forRoot(options: () => EventStreamOptions): DynamicModule {
+    return {
+      module: EventStreamModule,
+      providers: [
+        {
+          provide: EVENT_STREAM_READY,
+          inject: [JETSTREAM_MANAGER],
+          useFactory: async (jsm: JetStreamManager) => {
+            await ensureEventStream(jsm, options());
+            return true;
+          },
+        },
+      ],
+      exports: [EVENT_STREAM_READY],
+    };
+  }
+}

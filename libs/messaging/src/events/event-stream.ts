@@ -1,0 +1,49 @@
+import { type JetStreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { STREAM_SUBJECT_ROOTS } from '@availability/contracts';
+
+export interface EventStreamOptions {
+  name: string;
+  subjectPrefix: string;
+}
+
+/** How long JetStream remembers a Nats-Msg-Id: a relay that crashes after publishing and restarts within it publishes no duplicate. */
+export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+
+export function eventStreamConfig(options: EventStreamOptions): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  return {
+    name: options.name,
+    subjects: STREAM_SUBJECT_ROOTS.map((root) => `${options.subjectPrefix}${root}.>`),
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    max_age: nanos(MAX_AGE_MS),
+  };
+}
+
+/** Creates the platform's event stream, or brings its subjects up to date. Safe to call from every instance at every start. */
+export async function ensureEventStream(jsm: JetStreamManager, options: EventStreamOptions): Promise<void> {
+  const config = eventStreamConfig(options);
+  try {
+    const info = await jsm.streams.info(config.name);
+    const missing = config.subjects.filter((subject) => !info.config.subjects?.includes(subject));
+    if (missing.length > 0) {
+      await jsm.streams.update(config.name, { ...info.config, subjects: [...(info.config.subjects ?? []), ...missing] });
+    }
+  } catch (error) {
+    if (!isStreamNotFound(error)) throw error;
+    try {
+      await jsm.streams.add(config);
+    } catch (addError) {
+      // Another instance created it between our info and add.
+      if (!/already in use/i.test((addError as Error).message)) throw addError;
+    }
+  }
+}
+
+function isStreamNotFound(error: unknown): boolean {
+  return /stream not found/i.test((error as Error)?.message ?? '');
+}
+
+export const EVENT_STREAM_READY = Symbol('EVENT_STREAM_READY');

@@ -1,0 +1,71 @@
+import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import type { HealthContributor } from '@availability/service-core';
+
+export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
+export const JETSTREAM = Symbol('JETSTREAM');
+export const JETSTREAM_MANAGER = Symbol('JETSTREAM_MANAGER');
+
+export interface NatsOptions {
+  /** Comma-separated server URLs. */
+  servers: string;
+  /** Shows in the server's connection list (`nats server report connections`). */
+  name: string;
+}
+
+@Injectable()
+class NatsLifecycle implements OnApplicationShutdown {
+  private readonly logger = new Logger('Nats');
+
+  constructor(@Inject(NATS_CONNECTION) private readonly connection: NatsConnection) {}
+
+  /** Drain lets in-flight publishes and acks finish before the socket closes. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.connection.isClosed()) return;
+    await this.connection.drain().catch((error: Error) => this.logger.warn(`drain failed: ${error.message}`));
+  }
+}
+
+/** One NATS connection per process, shared by JetStream publishing, consuming and request/reply. */
+@Global()
+@Module({})
+export class NatsModule {
+  static forRoot(options: () => NatsOptions): DynamicModule {
+    return {
+      module: NatsModule,
+      providers: [
+        {
+          provide: NATS_CONNECTION,
+          useFactory: () => {
+            const { servers, name } = options();
+            return connect({ servers: servers.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+          },
+        },
+        { provide: JETSTREAM, useFactory: (nc: NatsConnection) => jetstream(nc), inject: [NATS_CONNECTION] },
+        { provide: JETSTREAM_MANAGER, useFactory: (nc: NatsConnection) => jetstreamManager(nc), inject: [NATS_CONNECTION] },
+        NatsLifecycle,
+      ],
+      exports: [NATS_CONNECTION, JETSTREAM, JETSTREAM_MANAGER],
+    };
+  }
+}
+
+@Injectable()
+export class NatsHealth implements HealthContributor {
+  constructor(@Inject(NATS_CONNECTION) private readonly connection: NatsConnection) {}
+
+  async check(indicators: HealthIndicatorService): Promise<HealthIndicatorResult> {
+    const session = indicators.check('nats');
+    if (this.connection.isClosed()) return session.down({ message: 'connection closed' });
+    try {
+      const rtt = await this.connection.rtt();
+      return session.up({ rttMs: rtt });
+    } catch (error) {
+      return session.down({ message: (error as Error).message });
+    }
+  }
+}
+
+export type { JetStreamClient, JetStreamManager, NatsConnection };

@@ -1,0 +1,133 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { DataSource, type EntityManager } from 'typeorm';
+import { JETSTREAM } from '../nats/nats.module.js';
+import { type OutboxMessage, outboxTable } from './outbox.js';
+
+export interface OutboxOptions {
+  schema: string;
+  subjectPrefix: string;
+  /** Rows published per transaction. */
+  batchSize?: number;
+  /** How often the relay looks for rows nobody woke it for (e.g. left by a crashed instance). */
+  pollIntervalMs?: number;
+  /** How long published rows are kept for inspection before they are deleted. */
+  retentionHours?: number;
+}
+
+export const OUTBOX_OPTIONS = Symbol('OUTBOX_OPTIONS');
+
+/** Appends events to the outbox inside the caller's transaction. */
+export async function appendToOutbox(manager: EntityManager, schema: string, messages: OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  await manager.query(
+    `INSERT INTO ${outboxTable(schema)} (event_id, subject, payload)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[])`,
+    [messages.map((m) => m.eventId), messages.map((m) => m.subject), messages.map((m) => m.payload)],
+  );
+}
+
+/**
+ * Publishes committed outbox rows to JetStream, in id order, with `Nats-Msg-Id = eventId` so a row
+ * published twice (crash after publish, before marking) is stored once. Rows are claimed with
+ * `FOR UPDATE SKIP LOCKED`, so any number of service instances can run a relay side by side.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('OutboxRelay');
+  private readonly table: string;
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private readonly retentionHours: number;
+  private running = false;
+  private loop?: Promise<void>;
+  private wakeUp?: AbortController;
+  private woken = false;
+  private lastCleanup = 0;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(JETSTREAM) private readonly js: JetStreamClient,
+    @Inject(OUTBOX_OPTIONS) private readonly options: OutboxOptions,
+  ) {
+    this.table = outboxTable(options.schema);
+    this.batchSize = options.batchSize ?? 500;
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.retentionHours = options.retentionHours ?? 24;
+  }
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.running = false;
+    this.wakeUp?.abort();
+    await this.loop;
+  }
+
+  /** Called after a transaction that wrote outbox rows commits: publish now rather than at the next poll. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.abort();
+  }
+
+  /** Publishes until the outbox is empty; returns how many rows were published. Used by tests and shutdown. */
+  async flush(): Promise<number> {
+    let total = 0;
+    for (let published = await this.publishBatch(); published > 0; published = await this.publishBatch()) total += published;
+    return total;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      this.woken = false;
+      try {
+        const published = await this.publishBatch();
+        failures = 0;
+        if (published === this.batchSize) continue;
+        await this.cleanUpOccasionally();
+      } catch (error) {
+        failures += 1;
+        if (failures === 1 || failures % 20 === 0) this.logger.warn(`publishing failed (${failures}x): ${(error as Error).message}`);
+      }
+      if (this.running && !this.woken) await this.sleep(failures > 0 ? Math.min(5000, 200 * 2 ** failures) : this.pollIntervalMs);
+    }
+    // Last chance to hand over what was committed before we stop; leftovers stay for the next instance.
+    await this.flush().catch(() => undefined);
+  }
+
+  private async publishBatch(): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows: Array<{ id: number; event_id: string; subject: string; payload: string }> = await manager.query(
+        `SELECT id, event_id, subject, payload::text AS payload FROM ${this.table}
+         WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.batchSize],
+      );
+      if (rows.length === 0) return 0;
+      // Issued in order on one connection, so the stream stores them in order; acks are awaited together.
+      await Promise.all(
+        rows.map((row) => this.js.publish(`${this.options.subjectPrefix}${row.subject}`, row.payload, { msgID: row.event_id })),
+      );
+      await manager.query(`UPDATE ${this.table} SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      return rows.length;
+    });
+  }
+
+  private async cleanUpOccasionally(): Promise<void> {
+    if (Date.now() - this.lastCleanup < 60_000) return;
+    this.lastCleanup = Date.now();
+    await this.dataSource.query(
+      `DELETE FROM ${this.table} WHERE published_at < now() - make_interval(hours => $1)`,
+      [this.retentionHours],
+    );
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    this.wakeUp = new AbortController();
+    await sleep(ms, undefined, { signal: this.wakeUp.signal }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,53 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+
+const toBoolean = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;
+
+/**
+ * Settings every service shares. A service's own config class extends this one, so all services read
+ * the same variable names for the same things. Defaults suit a development machine.
+ */
+export class ServiceConfig {
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV: 'development' | 'test' | 'production' = 'development';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** One log line per HTTP request; off in benchmarks where it would measure the logger. */
+  @IsBoolean()
+  @Transform(toBoolean)
+  HTTP_REQUEST_LOGS = true;
+
+  @IsString()
+  HTTP_HOST = '127.0.0.1';
+
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE = 20;
+
+  /** Comma-separated NATS server URLs. */
+  @IsString()
+  NATS_URL = 'nats://127.0.0.1:4222';
+
+  /** JetStream stream that carries the platform's events. */
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]+$/)
+  EVENTS_STREAM = 'PLATFORM';
+
+  /**
+   * Prefix for every event subject (e.g. `staging.`), so several environments or test runs can share
+   * one NATS cluster without seeing each other's events. Empty in a normal deployment.
+   */
+  @IsOptional()
+  @Matches(/^([A-Za-z0-9_-]+\.)*$/)
+  EVENTS_SUBJECT_PREFIX = '';
+}
+
+export { toBoolean };

@@ -1,0 +1,60 @@
+import type { IncomingMessage } from 'node:http';
+import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import { Logger as NestLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { requestIdFor } from '../logging/logging.js';
+import { ApiVersionGuard } from './api-version.guard.js';
+import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
+import { BodyValidationPipe } from './validation.js';
+
+export interface HttpServiceOptions {
+  /** Largest request body accepted, in bytes; larger ones get a 413 problem. */
+  bodyLimit: number;
+  openApi: { title: string; description: string; version: string };
+  /** Extra OpenAPI security schemes, e.g. the API key header. */
+  configureOpenApi?: (builder: DocumentBuilder) => DocumentBuilder;
+}
+
+/**
+ * Creates a service's HTTP application the one way every service does it: Fastify, problem+json for
+ * every error, body validation, api-version checking, pino logs, OpenAPI JSON at /openapi.json with
+ * its UI at /docs, and graceful shutdown on SIGTERM.
+ */
+export async function createHttpService(module: Type<unknown> | DynamicModule, options: HttpServiceOptions): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: options.bodyLimit,
+    genReqId: (req: IncomingMessage) => requestIdFor(req),
+    requestIdHeader: false,
+    routerOptions: { maxParamLength: 200 },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  app.useGlobalFilters(new ProblemExceptionFilter());
+  app.useGlobalPipes(new BodyValidationPipe());
+  app.useGlobalGuards(new ApiVersionGuard());
+  app.enableShutdownHooks();
+
+  const fastify = app.getHttpAdapter().getInstance();
+  // Errors raised by Fastify before Nest routing (bad JSON, body too large) also become problems.
+  const logger = new NestLogger('http');
+  fastify.setErrorHandler((error, request, reply) => sendProblem(reply, error, logger, request));
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  setUpOpenApi(app, options);
+  return app;
+}
+
+function setUpOpenApi(app: INestApplication, options: HttpServiceOptions): void {
+  let builder = new DocumentBuilder()
+    .setTitle(options.openApi.title)
+    .setDescription(options.openApi.description)
+    .setVersion(options.openApi.version);
+  if (options.configureOpenApi) builder = options.configureOpenApi(builder);
+  const document = SwaggerModule.createDocument(app, builder.build());
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
+}

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { LoggerModule, type Params } from 'nestjs-pino';
+import type { ServiceConfig } from '../config/service.config.js';
+
+/** Headers that carry credentials; pino replaces them with "[redacted]" in every log line. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'req.headers["x-admin-token"]',
+];
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** Accept a caller's request id if it is sane, so one id follows a request across services. */
+export function requestIdFor(req: IncomingMessage): string {
+  const given = req.headers[REQUEST_ID_HEADER];
+  if (typeof given === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(given)) return given;
+  return randomUUID();
+}
+
+export function loggerParams(serviceName: string, config: ServiceConfig): Params {
+  return {
+    pinoHttp: {
+      name: serviceName,
+      level: config.LOG_LEVEL,
+      autoLogging: config.HTTP_REQUEST_LOGS,
+      genReqId: (req) => requestIdFor(req),
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      },
+    },
+  };
+}
+
+export function createLoggerModule(serviceName: string, config: ServiceConfig) {
+  return LoggerModule.forRoot(loggerParams(serviceName, config));
+}

@@ -1,0 +1,3 @@
+export * from './service-process.js';
+export * from './test-database.js';
+export * from './test-events.js';

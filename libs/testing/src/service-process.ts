@@ -1,0 +1,117 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A free TCP port on loopback, for a service under test. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+export interface ServiceProcessOptions {
+  /** App folder name under apps/, e.g. `offers-api`. Runs the built `dist/apps/<name>/src/main.js`. */
+  app: string;
+  port: number;
+  env: Record<string, string>;
+  startTimeoutMs?: number;
+}
+
+/**
+ * One of our services running as its own process, exactly as deployed: tests drive it over HTTP and
+ * NATS, and can stop, kill -9 or restart it.
+ */
+export class ServiceProcess {
+  private child?: ChildProcess;
+  private output: string[] = [];
+  readonly url: string;
+
+  constructor(private readonly options: ServiceProcessOptions) {
+    this.url = `http://127.0.0.1:${options.port}`;
+  }
+
+  static async start(options: ServiceProcessOptions): Promise<ServiceProcess> {
+    const service = new ServiceProcess(options);
+    await service.start();
+    return service;
+  }
+
+  async start(): Promise<void> {
+    const entry = resolve(process.cwd(), 'dist/apps', this.options.app, 'src/main.js');
+    this.output = [];
+    const child = spawn(process.execPath, [entry], {
+      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', PORT: String(this.options.port), ...this.options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    child.stdout?.on('data', (chunk: Buffer) => this.remember(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => this.remember(chunk));
+    const deadline = Date.now() + (this.options.startTimeoutMs ?? 30_000);
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`${this.options.app} exited with ${child.exitCode}:\n${this.logs()}`);
+      try {
+        const response = await fetch(`${this.url}/health/live`);
+        if (response.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(100);
+    }
+    this.child.kill('SIGKILL');
+    throw new Error(`${this.options.app} did not start in time:\n${this.logs()}`);
+  }
+
+  /** Graceful stop (SIGTERM), as an orchestrator would. */
+  async stop(): Promise<void> {
+    await this.signal('SIGTERM');
+  }
+
+  /** Crash: SIGKILL, no shutdown hooks run. */
+  async kill(): Promise<void> {
+    await this.signal('SIGKILL');
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  logs(): string {
+    return this.output.join('');
+  }
+
+  private async signal(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    await exited;
+  }
+
+  private remember(chunk: Buffer): void {
+    this.output.push(chunk.toString());
+    if (this.output.length > 2000) this.output.splice(0, 1000);
+  }
+}
+
+/** Polls until `check` returns a value other than undefined/false, or fails after the timeout. */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (error) {
+      last = error;
+    }
+    await sleep(50);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}

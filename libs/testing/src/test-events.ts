@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+
+export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/**
+ * A private event stream and subject prefix for one test suite: services started with these
+ * settings publish and consume only here, so suites running side by side never see each other.
+ */
+export interface TestEventNamespace {
+  stream: string;
+  prefix: string;
+  env: Record<string, string>;
+  /** Every message stored in the stream so far, optionally only one subject (without prefix). */
+  messages(subject?: string): Promise<Array<{ subject: string; data: Record<string, unknown>; msgId?: string }>>;
+  dispose(): Promise<void>;
+}
+
+export async function createTestEventNamespace(): Promise<TestEventNamespace> {
+  const id = randomBytes(5).toString('hex');
+  const stream = `TEST_${id}`;
+  const prefix = `t${id}.`;
+  const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
+  const jsm = await jetstreamManager(nc);
+  return {
+    stream,
+    prefix,
+    env: { EVENTS_STREAM: stream, EVENTS_SUBJECT_PREFIX: prefix, NATS_URL: TEST_NATS_URL },
+    async messages(subject?: string) {
+      const info = await jsm.streams.info(stream).catch(() => undefined);
+      if (!info || info.state.messages === 0) return [];
+      const name = `reader_${randomBytes(4).toString('hex')}`;
+      await jsm.consumers.add(stream, {
+        name,
+        ack_policy: AckPolicy.None,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: subject ? `${prefix}${subject}` : undefined,
+        inactive_threshold: 60_000_000_000,
+      });
+      const consumer = await jetstream(nc).consumers.get(stream, name);
+      const out: Array<{ subject: string; data: Record<string, unknown>; msgId?: string }> = [];
+      const pending = (await consumer.info()).num_pending;
+      while (out.length < pending) {
+        const batch = await consumer.fetch({ max_messages: Math.min(1000, pending - out.length), expires: 2000 });
+        let got = 0;
+        for await (const message of batch) {
+          got += 1;
+          out.push({ subject: message.subject.slice(prefix.length), data: message.json(), msgId: message.headers?.get('Nats-Msg-Id') });
+        }
+        if (got === 0) break;
+      }
+      await jsm.consumers.delete(stream, name).catch(() => undefined);
+      return out;
+    },
+    async dispose() {
+      await jsm.streams.delete(stream).catch(() => undefined);
+      await nc.close();
+    },
+  };
+}

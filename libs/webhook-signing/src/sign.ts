@@ -1,0 +1,95 @@
+import {
+  HEADER_AUTHORIZATION,
+  HEADER_TIMESTAMP,
+  HEADER_WEBHOOK_ID,
+  HEADER_WEBHOOK_SIGNATURE,
+  HEADER_WEBHOOK_TIMESTAMP,
+  MAX_WEBHOOK_ID_LENGTH,
+} from './constants.js';
+import { normaliseSigningSecrets } from './secret.js';
+import { assertRawBody } from './raw-body.js';
+import { computeHmacSignature, computeStandardWebhookSignature, type RawBody } from './signature.js';
+import { formatUnixSeconds, toUnixSeconds } from './timestamp.js';
+
+export interface SignRequestInput {
+  /** One secret, or two (old and new) while rotating; every secret signs the request. */
+  readonly secrets: readonly string[];
+  /** HTTP method; signed upper-case. */
+  readonly method: string;
+  /** Path and query exactly as they will appear on the request line, including any base-URL path prefix. */
+  readonly pathWithQuery: string;
+  /** The exact bytes that will be sent; `''` when there is no body. */
+  readonly body: RawBody;
+  /** Stable per event and target, identical on every retry, so receivers can de-duplicate. */
+  readonly webhookId: string;
+  /** Signing instant; defaults to the current time. Only whole seconds are used. */
+  readonly now?: Date;
+}
+
+/** The five headers to add to the outgoing request. */
+export interface SignedHeaders extends Record<string, string> {
+  readonly Timestamp: string;
+  readonly Authorization: string;
+  readonly 'webhook-id': string;
+  readonly 'webhook-timestamp': string;
+  readonly 'webhook-signature': string;
+}
+
+// RFC 9110 `token`, the grammar of an HTTP method.
+const METHOD_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Request targets are visible ASCII on the wire (anything else is percent-encoded), so signing anything
+// else would produce a signature the receiver can never reproduce from its request line.
+const PATH_WITH_QUERY_PATTERN = /^\/[\x21-\x7e]*$/;
+// Visible ASCII keeps the id intact through header parsing (no trimming, no folding, no encoding).
+const WEBHOOK_ID_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_WEBHOOK_ID_LENGTH}}$`);
+
+/**
+ * Signs one outgoing request with both schemes at the same instant. Throws a TypeError for invalid
+ * input: everything here comes from our own code and configuration, so a bad value is a bug.
+ */
+export function signRequest(input: SignRequestInput): SignedHeaders {
+  const secrets = normaliseSigningSecrets(input.secrets);
+  const method = assertMethod(input.method).toUpperCase();
+  const pathWithQuery = assertPathWithQuery(input.pathWithQuery);
+  const webhookId = assertWebhookId(input.webhookId);
+  const body = assertRawBody(input.body);
+  // One instant for both schemes, so `Timestamp` and `webhook-timestamp` always name the same second.
+  const unixSeconds = toUnixSeconds(input.now ?? new Date());
+  const timestamp = formatUnixSeconds(unixSeconds);
+
+  const hmacValues = secrets.map(
+    (secret) => `hmac ${computeHmacSignature(secret, { timestamp, method, pathWithQuery, body })}`,
+  );
+  const standardValues = secrets.map(
+    (secret) => `v1,${computeStandardWebhookSignature(secret, webhookId, unixSeconds, body)}`,
+  );
+
+  return {
+    [HEADER_TIMESTAMP]: timestamp,
+    [HEADER_AUTHORIZATION]: hmacValues.join(', '),
+    [HEADER_WEBHOOK_ID]: webhookId,
+    [HEADER_WEBHOOK_TIMESTAMP]: String(unixSeconds),
+    [HEADER_WEBHOOK_SIGNATURE]: standardValues.join(' '),
+  };
+}
+
+function assertMethod(method: unknown): string {
+  if (typeof method !== 'string' || !METHOD_PATTERN.test(method)) {
+    throw new TypeError('method must be an HTTP method token, e.g. "POST"');
+  }
+  return method;
+}
+
+function assertPathWithQuery(pathWithQuery: unknown): string {
+  if (typeof pathWithQuery !== 'string' || !PATH_WITH_QUERY_PATTERN.test(pathWithQuery)) {
+    throw new TypeError('pathWithQuery must start with "/" and contain only visible ASCII (percent-encode the rest)');
+  }
+  return pathWithQuery;
+}
+
+function assertWebhookId(webhookId: unknown): string {
+  if (typeof webhookId !== 'string' || !WEBHOOK_ID_PATTERN.test(webhookId)) {
+    throw new TypeError(`webhookId must be 1-${MAX_WEBHOOK_ID_LENGTH} visible ASCII characters`);
+  }
+  return webhookId;
+}
