@@ -19,6 +19,7 @@ export default {
   transform: { '^.+\\.ts$': ['@swc/jest', swcrc] },
   moduleNameMapper,
   testMatch: ['<rootDir>/{apps,libs,tools}/*/{src,test}/**/*.{spec,test}.ts'],
-  testTimeout: 60_000,
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+  testTimeout: 120_000,
   setupFiles: ['reflect-metadata'],
 };

@@ -3,7 +3,7 @@ import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availa
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { OrganisationAuthGuard, WorkerAuthGuard } from './auth/auth.guards.js';
 import { OffersApiConfig } from './config/offers-api.config.js';
-import { DirectoryModule } from './directory/directory.module.js';
+import { DirectoryClient } from './directory/directory.client.js';
 import { CreateOffers1763800000000 } from './migrations/1763800000000-create-offers.js';
 import { OffersController } from './offers/offers.controller.js';
 import { OFFERS_SCHEMA, OffersRepository } from './offers/offers.repository.js';
@@ -28,15 +28,19 @@ export class OffersApiModule {
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),
-        NatsModule.forRoot(() => ({ servers: config.NATS_URL, name: SERVICE_NAME })),
-        EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.EVENTS_SUBJECT_PREFIX })),
-        OutboxModule.forRoot(() => ({ schema: OFFERS_SCHEMA, subjectPrefix: config.EVENTS_SUBJECT_PREFIX })),
-        DirectoryModule,
+        NatsModule.forRoot(() => ({ servers: config.NATS_URL, name: SERVICE_NAME, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        OutboxModule.forRoot(() => ({
+          schema: OFFERS_SCHEMA,
+          subjectPrefix: config.NATS_SUBJECT_PREFIX,
+          enabled: config.OUTBOX_RELAY_ENABLED,
+        })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
       controllers: [OffersController, WorkerOffersController],
       providers: [
         { provide: OffersApiConfig, useValue: config },
+        DirectoryClient,
         OffersRepository,
         OffersService,
         OrganisationAuthGuard,

@@ -4,3 +4,4 @@ export * from './nats/nats.module.js';
 export * from './outbox/outbox-relay.js';
 export * from './outbox/outbox.module.js';
 export * from './outbox/outbox.js';
+export * from './nats/request-reply.js';

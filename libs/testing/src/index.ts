@@ -1,3 +1,4 @@
 export * from './service-process.js';
 export * from './test-database.js';
 export * from './test-events.js';
+export * from './test-platform.js';

@@ -1,8 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { ClientProxy } from '@nestjs/microservices';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { firstValueFrom, timeout } from 'rxjs';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import {
   CREDENTIAL_REVOKED_SUBJECT,
   type CredentialRevokedMessage,
@@ -12,11 +9,9 @@ import {
   type ResolveOfferAudienceRequest,
   type VerifyCredentialRequest,
 } from '@availability/contracts';
-import { NATS_CONNECTION } from '@availability/messaging';
+import { RequestReply } from '@availability/messaging';
 import { ProblemException, TtlCache } from '@availability/service-core';
 import { OffersApiConfig } from '../config/offers-api.config.js';
-
-export const DIRECTORY_CLIENT = Symbol('DIRECTORY_CLIENT');
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -30,36 +25,20 @@ const NEGATIVE_TTL_MS = 5_000;
  * request/reply and cached. Revocations are broadcast, so a revoked key stops working at once here.
  */
 @Injectable()
-export class DirectoryClient implements OnApplicationBootstrap, OnModuleDestroy {
+export class DirectoryClient implements OnApplicationBootstrap {
   private readonly logger = new Logger('DirectoryClient');
   private readonly credentials = new TtlCache<string, CredentialVerdict>(100_000);
   /** `${organisationId}:${workerId}` → worker name. */
   private readonly workers = new TtlCache<string, string>(500_000);
   /** `${organisationId}:${userId}` → known. */
   private readonly users = new TtlCache<string, true>(100_000);
-  private revocations?: Subscription;
-
   constructor(
-    @Inject(DIRECTORY_CLIENT) private readonly client: ClientProxy,
-    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
+    private readonly rpc: RequestReply,
     private readonly config: OffersApiConfig,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.revocations = this.nats.subscribe(CREDENTIAL_REVOKED_SUBJECT, {
-      callback: (error, message) => {
-        if (error) return;
-        try {
-          this.credentials.delete((message.json() as CredentialRevokedMessage).tokenHash);
-        } catch {
-          this.logger.warn('ignored a malformed revocation message');
-        }
-      },
-    });
-  }
-
-  onModuleDestroy(): void {
-    this.revocations?.unsubscribe();
+    this.rpc.subscribe<CredentialRevokedMessage>(CREDENTIAL_REVOKED_SUBJECT, ({ tokenHash }) => this.credentials.delete(tokenHash));
   }
 
   async verifyCredential(token: string): Promise<CredentialVerdict> {
@@ -103,7 +82,7 @@ export class DirectoryClient implements OnApplicationBootstrap, OnModuleDestroy 
 
   private async ask<TRequest, TReply>(pattern: string, request: TRequest): Promise<TReply> {
     try {
-      return await firstValueFrom(this.client.send<TReply, TRequest>(pattern, request).pipe(timeout(this.config.DIRECTORY_TIMEOUT_MS)));
+      return await this.rpc.request<TRequest, TReply>(pattern, request, this.config.DIRECTORY_TIMEOUT_MS);
     } catch (error) {
       this.logger.warn(`directory request ${pattern} failed: ${(error as Error).message}`);
       throw new ProblemException(503, 'directory-unavailable', 'The directory could not be reached; retry shortly.', undefined, {

@@ -1,5 +1,6 @@
 /**
- * Request/reply messages answered by contact-directory over NATS (@nestjs/microservices transport).
+ * Request/reply messages answered by contact-directory over NATS (`RequestReply` in libs/messaging;
+ * subjects carry the deployment's NATS_SUBJECT_PREFIX).
  * Other services cache the answers; the directory owns the data.
  */
 export const DirectoryPattern = {

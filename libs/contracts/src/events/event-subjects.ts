@@ -1,6 +1,6 @@
 /**
  * JetStream subjects of the platform's events (stream `PLATFORM`, DESIGN 2). A deployment may prefix
- * them all (EVENTS_SUBJECT_PREFIX); use `prefixedSubject` when publishing or filtering.
+ * them all (NATS_SUBJECT_PREFIX); use `prefixedSubject` when publishing or filtering.
  */
 export const EventSubject = {
   OfferCreated: 'offers.created',

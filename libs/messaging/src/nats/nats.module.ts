@@ -3,6 +3,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import type { HealthContributor } from '@availability/service-core';
+import { NATS_SUBJECT_PREFIX, RequestReply } from './request-reply.js';
 
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 export const JETSTREAM = Symbol('JETSTREAM');
@@ -11,6 +12,8 @@ export const JETSTREAM_MANAGER = Symbol('JETSTREAM_MANAGER');
 export interface NatsOptions {
   /** Comma-separated server URLs. */
   servers: string;
+  /** Prefix of every subject the platform uses (NATS_SUBJECT_PREFIX). */
+  subjectPrefix: string;
   /** Shows in the server's connection list (`nats server report connections`). */
   name: string;
 }
@@ -45,9 +48,11 @@ export class NatsModule {
         },
         { provide: JETSTREAM, useFactory: (nc: NatsConnection) => jetstream(nc), inject: [NATS_CONNECTION] },
         { provide: JETSTREAM_MANAGER, useFactory: (nc: NatsConnection) => jetstreamManager(nc), inject: [NATS_CONNECTION] },
+        { provide: NATS_SUBJECT_PREFIX, useFactory: () => options().subjectPrefix },
         NatsLifecycle,
+        RequestReply,
       ],
-      exports: [NATS_CONNECTION, JETSTREAM, JETSTREAM_MANAGER],
+      exports: [NATS_CONNECTION, JETSTREAM, JETSTREAM_MANAGER, NATS_SUBJECT_PREFIX, RequestReply],
     };
   }
 }

@@ -14,6 +14,8 @@ export interface OutboxOptions {
   pollIntervalMs?: number;
   /** How long published rows are kept for inspection before they are deleted. */
   retentionHours?: number;
+  /** False leaves rows for another instance's relay (e.g. a dedicated publisher). Default true. */
+  enabled?: boolean;
 }
 
 export const OUTBOX_OPTIONS = Symbol('OUTBOX_OPTIONS');
@@ -58,6 +60,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
+    if (this.options.enabled === false) {
+      this.logger.warn('outbox relay disabled by configuration: events are stored but not published by this instance');
+      return;
+    }
     this.running = true;
     this.loop = this.run();
   }
@@ -70,6 +76,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Called after a transaction that wrote outbox rows commits: publish now rather than at the next poll. */
   wake(): void {
+    if (!this.running) return;
     this.woken = true;
     this.wakeUp?.abort();
   }

@@ -18,11 +18,11 @@ export function loadConfig<T extends object>(
   configClass: new () => T,
   env: Record<string, string | undefined> = process.env,
 ): T {
-  const declared = declaredProperties(configClass);
-  const plain: Record<string, string> = {};
-  for (const key of declared) {
+  const defaults = new configClass() as Record<string, unknown>;
+  const plain: Record<string, unknown> = {};
+  for (const key of declaredProperties(configClass)) {
     const value = env[key];
-    if (value !== undefined && value !== '') plain[key] = value;
+    if (value !== undefined && value !== '') plain[key] = coerce(value, defaults[key]);
   }
   const config = plainToInstance(configClass, plain, { enableImplicitConversion: true });
   const errors = validateSync(config, { forbidUnknownValues: true });
@@ -35,6 +35,17 @@ function declaredProperties(configClass: new () => object): Set<string> {
     .getTargetValidationMetadatas(configClass, '', true, false)
     .map((metadata) => metadata.propertyName);
   return new Set([...Object.keys(new configClass()), ...validated]);
+}
+
+/** Environment values are strings; a setting whose default is a number or boolean is read as one. */
+function coerce(value: string, defaultValue: unknown): unknown {
+  if (typeof defaultValue === 'number' && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  if (typeof defaultValue === 'boolean') {
+    const lower = value.trim().toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(lower)) return true;
+    if (['0', 'false', 'no', 'off'].includes(lower)) return false;
+  }
+  return value;
 }
 
 function flatten(errors: ValidationError[]): string[] {

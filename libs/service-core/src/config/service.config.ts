@@ -1,8 +1,4 @@
-import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-
-const toBoolean = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;
 
 /**
  * Settings every service shares. A service's own config class extends this one, so all services read
@@ -17,7 +13,6 @@ export class ServiceConfig {
 
   /** One log line per HTTP request; off in benchmarks where it would measure the logger. */
   @IsBoolean()
-  @Transform(toBoolean)
   HTTP_REQUEST_LOGS = true;
 
   @IsString()
@@ -42,12 +37,15 @@ export class ServiceConfig {
   EVENTS_STREAM = 'PLATFORM';
 
   /**
-   * Prefix for every event subject (e.g. `staging.`), so several environments or test runs can share
-   * one NATS cluster without seeing each other's events. Empty in a normal deployment.
+   * Prefix of every NATS subject the platform uses, events and requests alike (e.g. `staging.`), so
+   * several environments or test runs can share one NATS cluster without seeing each other.
+   * Empty in a normal deployment.
    */
   @IsOptional()
   @Matches(/^([A-Za-z0-9_-]+\.)*$/)
-  EVENTS_SUBJECT_PREFIX = '';
-}
+  NATS_SUBJECT_PREFIX = '';
 
-export { toBoolean };
+  /** Whether this instance publishes its outbox. Turn off only where another instance does it. */
+  @IsBoolean()
+  OUTBOX_RELAY_ENABLED = true;
+}

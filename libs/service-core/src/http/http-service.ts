@@ -38,6 +38,8 @@ export async function createHttpService(module: Type<unknown> | DynamicModule, o
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
+  // Our APIs speak JSON only; any other body is a 415 problem rather than a string reaching a handler.
+  fastify.removeContentTypeParser(['text/plain']);
   // Errors raised by Fastify before Nest routing (bad JSON, body too large) also become problems.
   const logger = new NestLogger('http');
   fastify.setErrorHandler((error, request, reply) => sendProblem(reply, error, logger, request));

@@ -16,9 +16,10 @@ const FASTIFY_ERRORS: Record<string, { slug: string; detail: string }> = {
 export function toProblem(error: unknown): { problem: ProblemDetails; headers: Record<string, string> } {
   if (error instanceof ProblemException) return { problem: error.problem, headers: error.headers };
 
-  const code = (error as { code?: string })?.code;
+  // Nest's Fastify adapter wraps some Fastify errors in an HttpException, keeping the original as cause.
+  const code = (error as { code?: string })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
   if (code && FASTIFY_ERRORS[code]) {
-    const status = (error as { statusCode?: number }).statusCode ?? 400;
+    const status = error instanceof HttpException ? error.getStatus() : ((error as { statusCode?: number }).statusCode ?? 400);
     const { slug, detail } = FASTIFY_ERRORS[code];
     return { problem: { type: problemType(slug), title: titleFor(status), status, detail }, headers: {} };
   }

@@ -1,0 +1,78 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { NATS_CONNECTION } from './nats.module.js';
+
+export const NATS_SUBJECT_PREFIX = Symbol('NATS_SUBJECT_PREFIX');
+
+/** Reply envelope: a handler's result, or the reason it failed (never a stack trace). */
+type Reply<T> = { ok: true; result: T } | { ok: false; error: string };
+
+export class RequestFailedError extends Error {}
+
+/**
+ * Request/reply between services over the process's one NATS connection, with JSON bodies and
+ * subjects under the deployment's prefix (so environments and test runs sharing a cluster never
+ * answer each other). Replies come from a queue group: any instance of the serving service answers.
+ */
+@Injectable()
+export class RequestReply implements OnModuleDestroy {
+  private readonly logger = new Logger('RequestReply');
+  private readonly subscriptions: Subscription[] = [];
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    @Inject(NATS_SUBJECT_PREFIX) private readonly prefix: string,
+  ) {}
+
+  /** Answers `subject` with `handler`, load-balanced across the instances in `queue`. */
+  serve<TRequest, TResult>(subject: string, queue: string, handler: (request: TRequest) => Promise<TResult>): void {
+    const subscription = this.connection.subscribe(`${this.prefix}${subject}`, {
+      queue,
+      callback: (error, message) => {
+        if (error) return;
+        void (async () => {
+          let reply: Reply<TResult>;
+          try {
+            reply = { ok: true, result: await handler(message.json<TRequest>()) };
+          } catch (failure) {
+            this.logger.warn(`${subject} failed: ${(failure as Error).message}`);
+            reply = { ok: false, error: 'request failed' };
+          }
+          message.respond(JSON.stringify(reply));
+        })();
+      },
+    });
+    this.subscriptions.push(subscription);
+  }
+
+  async request<TRequest, TResult>(subject: string, request: TRequest, timeoutMs: number): Promise<TResult> {
+    const message = await this.connection.request(`${this.prefix}${subject}`, JSON.stringify(request), { timeout: timeoutMs });
+    const reply = message.json<Reply<TResult>>();
+    if (!reply.ok) throw new RequestFailedError(`${subject}: ${reply.error}`);
+    return reply.result;
+  }
+
+  /** Fire-and-forget broadcast to every instance (e.g. cache invalidation). */
+  publish(subject: string, body: unknown): void {
+    this.connection.publish(`${this.prefix}${subject}`, JSON.stringify(body));
+  }
+
+  subscribe<T>(subject: string, handler: (body: T) => void): void {
+    this.subscriptions.push(
+      this.connection.subscribe(`${this.prefix}${subject}`, {
+        callback: (error, message) => {
+          if (error) return;
+          try {
+            handler(message.json<T>());
+          } catch {
+            this.logger.warn(`ignored a malformed message on ${subject}`);
+          }
+        },
+      }),
+    );
+  }
+
+  onModuleDestroy(): void {
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './directory-admin.client.js';
+export * from './http.js';
+export * from './offers.client.js';

@@ -1,0 +1,53 @@
+import { DirectoryAdminClient } from '@availability/platform-client';
+import { freePort, ServiceProcess } from './service-process.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { createTestEventNamespace, type TestEventNamespace } from './test-events.js';
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+/**
+ * Real services as separate processes, on a private database and a private NATS subject namespace:
+ * what a test suite drives over HTTP and NATS.
+ */
+export interface TestPlatform {
+  database: TestDatabase;
+  events: TestEventNamespace;
+  services: Record<string, ServiceProcess>;
+  env: Record<string, string>;
+  admin: DirectoryAdminClient;
+  url(app: string): string;
+  stop(): Promise<void>;
+}
+
+export async function startTestPlatform(apps: string[], extraEnv: Record<string, string> = {}): Promise<TestPlatform> {
+  const database = await createTestDatabase();
+  const events = await createTestEventNamespace();
+  const env = { ...events.env, DATABASE_URL: database.url, DIRECTORY_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...extraEnv };
+  const services: Record<string, ServiceProcess> = {};
+  try {
+    for (const app of apps) services[app] = await ServiceProcess.start({ app, port: await freePort(), env });
+  } catch (error) {
+    await Promise.all(Object.values(services).map((service) => service.kill()));
+    await events.dispose();
+    await database.drop();
+    throw error;
+  }
+  const url = (app: string) => {
+    const service = services[app];
+    if (!service) throw new Error(`${app} is not part of this test platform`);
+    return service.url;
+  };
+  return {
+    database,
+    events,
+    services,
+    env,
+    admin: new DirectoryAdminClient(services['contact-directory']?.url ?? '', TEST_ADMIN_TOKEN),
+    url,
+    async stop() {
+      await Promise.all(Object.values(services).map((service) => service.stop()));
+      await events.dispose();
+      await database.drop();
+    },
+  };
+}

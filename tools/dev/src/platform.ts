@@ -1,0 +1,15 @@
+/**
+ * The services that make up the platform, in start order, with their local ports. The launcher
+ * starts them from here, so adding a service to the platform means adding one line.
+ */
+export interface PlatformService {
+  app: string;
+  port: number;
+  /** Shown next to the address when the service is up. */
+  summary: string;
+}
+
+export const PLATFORM_SERVICES: PlatformService[] = [
+  { app: 'contact-directory', port: 3001, summary: 'organisations, workers, credentials; admin API' },
+  { app: 'offers-api', port: 3000, summary: 'sender offers API (spec 4.1) and worker app API' },
+];

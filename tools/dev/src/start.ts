@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PLATFORM_SERVICES, type PlatformService } from './platform.js';
+
+/**
+ * Starts the whole platform locally, each service as its own process (as deployed), against the
+ * local PostgreSQL, Redis and NATS. Each service applies its own migrations and ensures the event
+ * stream at start-up, so a fresh machine needs nothing else. Ctrl-C stops them all gracefully.
+ */
+const running: Array<{ service: PlatformService; child: ChildProcess }> = [];
+let stopping = false;
+
+async function startService(service: PlatformService): Promise<void> {
+  const child = spawn(process.execPath, [resolve('dist/apps', service.app, 'src/main.js')], {
+    env: { LOG_LEVEL: 'info', ...process.env, PORT: String(service.port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push({ service, child });
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${service.app}] ${line}\n`));
+  }
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`${service.app} stopped unexpectedly (${signal ?? code}); stopping the platform`);
+      void stopAll(1);
+    }
+  });
+  const url = `http://127.0.0.1:${service.port}`;
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`${service.app} exited during start-up`);
+    const ready = await fetch(`${url}/health`).then((r) => r.ok).catch(() => false);
+    if (ready) {
+      console.log(`✔ ${service.app.padEnd(20)} ${url}  (docs ${url}/docs) — ${service.summary}`);
+      return;
+    }
+    await sleep(100);
+  }
+  throw new Error(`${service.app} did not become healthy within 30 s`);
+}
+
+async function stopAll(exitCode: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  // Reverse order: callers stop before the services they call.
+  for (const { service, child } of [...running].reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
+    console.log(`■ ${service.app} stopped`);
+  }
+  process.exit(exitCode);
+}
+
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+
+try {
+  for (const service of PLATFORM_SERVICES) await startService(service);
+  console.log('The platform is up. Seed an organisation with `npm run cli -- seed`. Ctrl-C stops everything.');
+} catch (error) {
+  console.error((error as Error).message);
+  await stopAll(1);
+}
