@@ -1,0 +1,29 @@
+import 'reflect-metadata';
+import { createHttpService, loadConfig } from '@availability/service-core';
+import { assertAdminTokenAllowed, ContactDirectoryConfig } from './config/contact-directory.config.js';
+import { ContactDirectoryModule } from './contact-directory.module.js';
+
+/** Largest admin request: a bulk of 10,000 workers with long names and e-mail addresses. */
+const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+export async function startContactDirectory(config: ContactDirectoryConfig) {
+  assertAdminTokenAllowed(config);
+  const app = await createHttpService(ContactDirectoryModule.forRoot(config), {
+    bodyLimit: BODY_LIMIT_BYTES,
+    openApi: {
+      title: 'Availability Platform — Contact Directory',
+      description:
+        'Organisations, their portal users, workers and credentials. The admin API is for platform operators; ' +
+        'other services ask the directory over NATS request/reply (libs/contracts directory-messages).',
+      version: '1.0',
+    },
+    configureOpenApi: (builder) => builder.addBearerAuth(undefined, 'admin'),
+  });
+  await app.listen(config.PORT, config.HTTP_HOST);
+  return app;
+}
+
+// Started directly (not imported by a test or the dev launcher).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await startContactDirectory(loadConfig(ContactDirectoryConfig));
+}

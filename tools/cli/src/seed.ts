@@ -1,0 +1,73 @@
+import { type DirectoryAdminClient, offerBody, type OrganisationKind } from '@availability/platform-client';
+import type { SeedOptions } from './args.js';
+
+/** What `seed` prints on stdout. Tokens appear here once: the directory keeps only their hashes. */
+export interface SeedResult {
+  organisation: { id: string; name: string; kind: OrganisationKind };
+  apiKey: { id: string; key: string };
+  users: Array<{ id: string; email: string; name: string; role: string }>;
+  workers: Array<{ id: string; name: string; token: string }>;
+}
+
+/** `Acme Staffing` → `acme-staffing`, for made-up e-mail addresses. */
+export function slug(name: string): string {
+  return (
+    name
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'organisation'
+  );
+}
+
+/** The users and workers seed creates: numbered names; the first user administers the organisation. */
+export function seedPeople(options: SeedOptions) {
+  const domain = `${slug(options.name)}.example`;
+  const users = Array.from({ length: options.users }, (_, i) => ({
+    email: `user${i + 1}@${domain}`,
+    name: `${options.name} user ${i + 1}`,
+    role: i === 0 ? ('admin' as const) : ('member' as const),
+  }));
+  const workers = Array.from({ length: options.workers }, (_, i) => ({ name: `${options.name} worker ${i + 1}` }));
+  return { users, workers };
+}
+
+export async function seed(admin: DirectoryAdminClient, options: SeedOptions): Promise<SeedResult> {
+  const people = seedPeople(options);
+  const organisation = await admin.createOrganisation(options.name, options.kind);
+  const users = [];
+  for (const user of people.users) {
+    const created = await admin.createUser(organisation.id, user);
+    users.push({ id: created.id, email: created.email, name: created.name, role: created.role });
+  }
+  const workers = people.workers.length > 0 ? await admin.createWorkers(organisation.id, people.workers) : [];
+  return {
+    organisation: { id: organisation.id, name: organisation.name, kind: organisation.kind },
+    apiKey: organisation.apiKey,
+    users,
+    workers: workers.map((worker) => ({ id: worker.id, name: worker.name, token: worker.token })),
+  };
+}
+
+/** A copy-and-paste `POST /offer` for the seeded organisation (stderr, for people). */
+export function offerHint(result: SeedResult, offersUrl: string): string {
+  const userId = result.users[0]?.id ?? '<id of a user of the organisation>';
+  const workerIds = result.workers.length > 0 ? result.workers.slice(0, 3).map((w) => w.id) : ['<id of a worker of the organisation>'];
+  const body = JSON.stringify(offerBody(userId, workerIds));
+  const lines = [
+    `Seeded "${result.organisation.name}" (${result.organisation.kind}): ${result.users.length} user(s), ${result.workers.length} worker(s).`,
+    `Send an offer through offers-api with its API key:`,
+    ``,
+    `  curl -i -X POST ${offersUrl}/offer \\`,
+    `    -H 'Authorization: Bearer ${result.apiKey.key}' \\`,
+    `    -H 'Content-Type: application/json' \\`,
+    `    -d '${body}'`,
+    ``,
+    `Workers sign in to the worker app with their token (GET ${offersUrl}/worker/offers, "Authorization: Bearer wkt_…").`,
+  ];
+  if (result.users.length === 0) lines.push('Note: offers need a createdByUserId of the organisation; seed with --users 1 or more.');
+  if (result.workers.length === 0) lines.push('Note: offers need workers of the organisation; seed with --workers 1 or more.');
+  return lines.join('\n');
+}
