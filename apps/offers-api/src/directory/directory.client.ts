@@ -19,6 +19,8 @@ export function hashToken(token: string): string {
 
 /** A negative verdict is remembered briefly, so a client retrying a bad key cannot hammer the directory. */
 const NEGATIVE_TTL_MS = 5_000;
+/** Workers per audience request: keeps each reply well under NATS's 1 MB message limit, even with long names. */
+const AUDIENCE_CHUNK = 1_000;
 
 /**
  * What offers-api knows of contact-directory's data: credentials and workers, asked over NATS
@@ -60,21 +62,28 @@ export class DirectoryClient implements OnApplicationBootstrap {
       else names.set(workerId, name);
     }
     let userKnown = this.users.get(`${organisationId}:${userId}`) === true;
-    let unknownWorkerIds: string[] = [];
+    const unknownWorkerIds: string[] = [];
     if (missing.length > 0 || !userKnown) {
-      const reply = await this.ask<ResolveOfferAudienceRequest, ResolveOfferAudienceReply>(DirectoryPattern.ResolveOfferAudience, {
-        organisationId,
-        userId,
-        workerIds: missing,
-      });
+      const chunks = missing.length > 0 ? chunk(missing, AUDIENCE_CHUNK) : [[]];
+      const replies = await Promise.all(
+        chunks.map((workerIds) =>
+          this.ask<ResolveOfferAudienceRequest, ResolveOfferAudienceReply>(DirectoryPattern.ResolveOfferAudience, {
+            organisationId,
+            userId,
+            workerIds,
+          }),
+        ),
+      );
       const ttl = this.config.DIRECTORY_CACHE_TTL_MS;
-      for (const worker of reply.workers) {
-        names.set(worker.workerId, worker.name);
-        this.workers.set(`${organisationId}:${worker.workerId}`, worker.name, ttl);
+      for (const reply of replies) {
+        for (const worker of reply.workers) {
+          names.set(worker.workerId, worker.name);
+          this.workers.set(`${organisationId}:${worker.workerId}`, worker.name, ttl);
+        }
+        unknownWorkerIds.push(...reply.unknownWorkerIds);
       }
-      userKnown = reply.userKnown;
+      userKnown = replies[0].userKnown;
       if (userKnown) this.users.set(`${organisationId}:${userId}`, true, ttl);
-      unknownWorkerIds = reply.unknownWorkerIds;
     }
     const workers = workerIds.filter((id) => names.has(id)).map((workerId) => ({ workerId, name: names.get(workerId) as string }));
     return { userKnown, workers, unknownWorkerIds };
@@ -90,4 +99,10 @@ export class DirectoryClient implements OnApplicationBootstrap {
       });
     }
   }
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
 }

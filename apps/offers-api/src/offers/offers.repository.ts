@@ -118,8 +118,10 @@ export class OffersRepository {
   }
 
   async markWithdrawn(manager: EntityManager, offerId: string): Promise<string[]> {
+    // A CTE, because a bare UPDATE … RETURNING comes back from TypeORM as [rows, count].
     const rows: Array<{ workerId: string }> = await manager.query(
-      `UPDATE offers.recipient SET confirmation = 'withdrawn' WHERE offer_id = $1 RETURNING worker_id AS "workerId"`,
+      `WITH withdrawn AS (UPDATE offers.recipient SET confirmation = 'withdrawn' WHERE offer_id = $1 RETURNING id, worker_id)
+       SELECT worker_id AS "workerId" FROM withdrawn ORDER BY id`,
       [offerId],
     );
     await manager.query(`UPDATE offers.offer SET widthdrawn = true, is_historic = true, updated_at = now() WHERE id = $1`, [offerId]);

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { JetStreamManager } from '@nats-io/jetstream';
-import { JETSTREAM_MANAGER } from '../nats/nats.module.js';
+import { JETSTREAM_MANAGER } from '../nats/nats.tokens.js';
 import { ensureEventStream, EVENT_STREAM_READY, type EventStreamOptions } from './event-stream.js';
 
 /** Makes sure the event stream exists before the service starts publishing or consuming. */

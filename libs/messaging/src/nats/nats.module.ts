@@ -3,11 +3,9 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import type { HealthContributor } from '@availability/service-core';
-import { NATS_SUBJECT_PREFIX, RequestReply } from './request-reply.js';
+import { JETSTREAM, JETSTREAM_MANAGER, NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
+import { RequestReply } from './request-reply.js';
 
-export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
-export const JETSTREAM = Symbol('JETSTREAM');
-export const JETSTREAM_MANAGER = Symbol('JETSTREAM_MANAGER');
 
 export interface NatsOptions {
   /** Comma-separated server URLs. */

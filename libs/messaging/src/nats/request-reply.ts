@@ -1,8 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { NATS_CONNECTION } from './nats.module.js';
-
-export const NATS_SUBJECT_PREFIX = Symbol('NATS_SUBJECT_PREFIX');
+import { NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
 
 /** Reply envelope: a handler's result, or the reason it failed (never a stack trace). */
 type Reply<T> = { ok: true; result: T } | { ok: false; error: string };

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { DataSource, type EntityManager } from 'typeorm';
-import { JETSTREAM } from '../nats/nats.module.js';
+import { JETSTREAM } from '../nats/nats.tokens.js';
 import { type OutboxMessage, outboxTable } from './outbox.js';
 
 export interface OutboxOptions {
