@@ -17,6 +17,8 @@ export default [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+            // Benchmarks compare a service with a bare baseline running the same SQL, so they may read an app's SQL module.
+            { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:lib', 'type:app'] },
           ],
         },
       ],

@@ -9,6 +9,7 @@ swcrc.module = { type: 'es6' };
 
 /** Maps `@availability/x` to the lib's source and strips `.js` from relative ESM imports of .ts files. */
 const moduleNameMapper = {
+  '^@availability/offers-api/sql$': '<rootDir>/apps/offers-api/src/sql.ts',
   '^@availability/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
