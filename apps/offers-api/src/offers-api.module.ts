@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
-import { OrganisationAuthGuard, WorkerAuthGuard } from './auth/auth.guards.js';
+import { AuthModule } from '@availability/auth';
 import { OffersApiConfig } from './config/offers-api.config.js';
 import { DirectoryClient } from './directory/directory.client.js';
 import { CreateOffers1763800000000 } from './migrations/1763800000000-create-offers.js';
@@ -35,6 +35,7 @@ export class OffersApiModule {
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
           enabled: config.OUTBOX_RELAY_ENABLED,
         })),
+        AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
       controllers: [OffersController, WorkerOffersController],
@@ -43,8 +44,6 @@ export class OffersApiModule {
         DirectoryClient,
         OffersRepository,
         OffersService,
-        OrganisationAuthGuard,
-        WorkerAuthGuard,
         IdempotencyKeyCleaner,
       ],
       exports: [OffersApiConfig],

@@ -381,6 +381,7 @@ describe('POST /offer/{id}/complete', () => {
     expect(events).toHaveLength(1);
     expect(events[0].data).toMatchObject({
       organisationId: acme.organisation.id,
+      title: 'Warehouse pickers, night shift',
       successfulWorkerIds: [acme.workers[0].id],
       unsuccessfulWorkerIds: [acme.workers[1].id, acme.workers[2].id],
     });
@@ -432,7 +433,7 @@ describe('GET /offer/{id}/withdraw', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await eventsFor(id, 'offers.withdrawn')).toHaveLength(1);
-    expect(events[0].data).toMatchObject({ organisationId: acme.organisation.id, workerIds: ids(acme, 3) });
+    expect(events[0].data).toMatchObject({ organisationId: acme.organisation.id, title: 'Warehouse pickers, night shift', workerIds: ids(acme, 3) });
   });
 
   it('completing or answering a withdrawn offer is 409', async () => {

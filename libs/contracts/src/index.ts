@@ -1,4 +1,5 @@
 export * from './directory/directory-messages.js';
+export * from './events/directory-events.js';
 export * from './events/event-envelope.js';
 export * from './events/event-subjects.js';
 export * from './events/offer-events.js';

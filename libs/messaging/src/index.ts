@@ -6,3 +6,4 @@ export * from './outbox/outbox-relay.js';
 export * from './outbox/outbox.module.js';
 export * from './outbox/outbox.js';
 export * from './nats/request-reply.js';
+export * from './consumer/durable-consumer.js';

@@ -26,7 +26,7 @@ export async function createTestEventNamespace(): Promise<TestEventNamespace> {
   return {
     stream,
     prefix,
-    env: { EVENTS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, NATS_URL: TEST_NATS_URL },
+    env: { EVENTS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, NATS_URL: TEST_NATS_URL, QUEUE_PREFIX: `test_${id}` },
     async messages(subject?: string) {
       const info = await jsm.streams.info(stream).catch(() => undefined);
       if (!info || info.state.messages === 0) return [];

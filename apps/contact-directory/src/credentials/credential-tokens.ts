@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hashToken } from '@availability/auth';
 
 /** An organisation's API key: `apk_` + 32 random bytes, base64url. */
 export const API_KEY_PREFIX = 'apk_';
@@ -11,13 +12,8 @@ export const VISIBLE_PREFIX_LENGTH = 12;
 
 const TOKEN_HASH = /^[0-9a-f]{64}$/;
 
-/**
- * SHA-256 of the UTF-8 token, lowercase hex. Only this is stored and only this travels between
- * services; it must stay identical to the hashing done by every caller of VerifyCredential.
- */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
+/** The one hashing every service uses for credentials (stored, cached and sent over NATS). */
+export { hashToken };
 
 /** True for a well-formed token hash (64 lowercase hex characters). */
 export function isTokenHash(value: unknown): value is string {

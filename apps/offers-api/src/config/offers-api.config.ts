@@ -7,17 +7,8 @@ export class OffersApiConfig extends ServiceConfig {
   @Max(65535)
   PORT = 3000;
 
-  /** How long a verified credential is trusted before the directory is asked again. */
-  @IsInt()
-  @Min(0)
-  CREDENTIAL_CACHE_TTL_MS = 30_000;
-
   /** How long a worker's name and membership are cached. */
   @IsInt()
   @Min(0)
   DIRECTORY_CACHE_TTL_MS = 60_000;
-
-  @IsInt()
-  @Min(50)
-  DIRECTORY_TIMEOUT_MS = 2_000;
 }

@@ -1,56 +1,28 @@
-import { createHash } from 'node:crypto';
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import {
-  CREDENTIAL_REVOKED_SUBJECT,
-  type CredentialRevokedMessage,
-  type CredentialVerdict,
-  DirectoryPattern,
-  type ResolveOfferAudienceReply,
-  type ResolveOfferAudienceRequest,
-  type VerifyCredentialRequest,
-} from '@availability/contracts';
+import { Injectable } from '@nestjs/common';
+import { DirectoryPattern, type ResolveOfferAudienceReply, type ResolveOfferAudienceRequest } from '@availability/contracts';
+import { directoryUnavailable } from '@availability/auth';
 import { RequestReply } from '@availability/messaging';
-import { ProblemException, TtlCache } from '@availability/service-core';
+import { TtlCache } from '@availability/service-core';
 import { OffersApiConfig } from '../config/offers-api.config.js';
 
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
-
-/** A negative verdict is remembered briefly, so a client retrying a bad key cannot hammer the directory. */
-const NEGATIVE_TTL_MS = 5_000;
 /** Workers per audience request: keeps each reply well under NATS's 1 MB message limit, even with long names. */
 const AUDIENCE_CHUNK = 1_000;
 
 /**
- * What offers-api knows of contact-directory's data: credentials and workers, asked over NATS
- * request/reply and cached. Revocations are broadcast, so a revoked key stops working at once here.
+ * What offers-api knows of contact-directory's workers and users: asked over NATS request/reply and
+ * cached, so a busy sender's offers go out without a directory round trip each time.
  */
 @Injectable()
-export class DirectoryClient implements OnApplicationBootstrap {
-  private readonly logger = new Logger('DirectoryClient');
-  private readonly credentials = new TtlCache<string, CredentialVerdict>(100_000);
+export class DirectoryClient {
   /** `${organisationId}:${workerId}` → worker name. */
   private readonly workers = new TtlCache<string, string>(500_000);
   /** `${organisationId}:${userId}` → known. */
   private readonly users = new TtlCache<string, true>(100_000);
+
   constructor(
     private readonly rpc: RequestReply,
     private readonly config: OffersApiConfig,
   ) {}
-
-  onApplicationBootstrap(): void {
-    this.rpc.subscribe<CredentialRevokedMessage>(CREDENTIAL_REVOKED_SUBJECT, ({ tokenHash }) => this.credentials.delete(tokenHash));
-  }
-
-  async verifyCredential(token: string): Promise<CredentialVerdict> {
-    const tokenHash = hashToken(token);
-    const cached = this.credentials.get(tokenHash);
-    if (cached) return cached;
-    const verdict = await this.ask<VerifyCredentialRequest, CredentialVerdict>(DirectoryPattern.VerifyCredential, { tokenHash });
-    this.credentials.set(tokenHash, verdict, verdict.kind === 'none' ? NEGATIVE_TTL_MS : this.config.CREDENTIAL_CACHE_TTL_MS);
-    return verdict;
-  }
 
   /** Names of the offer's workers, and whether the creating user belongs to the organisation. */
   async resolveAudience(organisationId: string, userId: string, workerIds: string[]): Promise<ResolveOfferAudienceReply> {
@@ -65,15 +37,7 @@ export class DirectoryClient implements OnApplicationBootstrap {
     const unknownWorkerIds: string[] = [];
     if (missing.length > 0 || !userKnown) {
       const chunks = missing.length > 0 ? chunk(missing, AUDIENCE_CHUNK) : [[]];
-      const replies = await Promise.all(
-        chunks.map((workerIds) =>
-          this.ask<ResolveOfferAudienceRequest, ResolveOfferAudienceReply>(DirectoryPattern.ResolveOfferAudience, {
-            organisationId,
-            userId,
-            workerIds,
-          }),
-        ),
-      );
+      const replies = await Promise.all(chunks.map((ids) => this.ask({ organisationId, userId, workerIds: ids })));
       const ttl = this.config.DIRECTORY_CACHE_TTL_MS;
       for (const reply of replies) {
         for (const worker of reply.workers) {
@@ -89,14 +53,15 @@ export class DirectoryClient implements OnApplicationBootstrap {
     return { userKnown, workers, unknownWorkerIds };
   }
 
-  private async ask<TRequest, TReply>(pattern: string, request: TRequest): Promise<TReply> {
+  private async ask(request: ResolveOfferAudienceRequest): Promise<ResolveOfferAudienceReply> {
     try {
-      return await this.rpc.request<TRequest, TReply>(pattern, request, this.config.DIRECTORY_TIMEOUT_MS);
-    } catch (error) {
-      this.logger.warn(`directory request ${pattern} failed: ${(error as Error).message}`);
-      throw new ProblemException(503, 'directory-unavailable', 'The directory could not be reached; retry shortly.', undefined, {
-        'Retry-After': '1',
-      });
+      return await this.rpc.request<ResolveOfferAudienceRequest, ResolveOfferAudienceReply>(
+        DirectoryPattern.ResolveOfferAudience,
+        request,
+        this.config.DIRECTORY_TIMEOUT_MS,
+      );
+    } catch {
+      throw directoryUnavailable();
     }
   }
 }

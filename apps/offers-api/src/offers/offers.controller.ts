@@ -3,7 +3,7 @@ import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, A
 import type { FastifyReply } from 'fastify';
 import { CreateOfferDto, OfferLimits } from '@availability/contracts';
 import { ProblemException } from '@availability/service-core';
-import { CurrentOrganisation, OrganisationAuthGuard } from '../auth/auth.guards.js';
+import { CurrentOrganisation, OrganisationAuthGuard } from '@availability/auth';
 import { OffersService } from './offers.service.js';
 
 const API_VERSION_QUERY = { name: 'api-version', required: false, description: 'Absent means 1.0; only 1.0 is accepted' };

@@ -22,6 +22,7 @@ export interface NewOffer {
 export interface LockedOffer extends OfferState {
   id: string;
   organisationId: string;
+  title: string;
 }
 
 /** Offer, recipients and outbox row in one statement: one round trip, atomic, no explicit transaction. */
@@ -75,7 +76,7 @@ export function insertOfferParams(offer: NewOffer, event: OutboxMessage): unknow
   ];
 }
 
-const STATE_COLUMNS = `o.id, o.organisation_id AS "organisationId", o.widthdrawn, o.complete, o.ends_at <= now() AS ended`;
+const STATE_COLUMNS = `o.id, o.organisation_id AS "organisationId", o.title, o.widthdrawn, o.complete, o.ends_at <= now() AS ended`;
 
 /** Every SQL statement offers-api runs lives here. */
 @Injectable()

@@ -93,8 +93,9 @@ export class OffersService {
       if (!offer) throw ProblemException.notFound('The offer');
       const plan = planCompletion(offer, await this.repository.recipients(manager, offerId), assigned);
       await this.repository.markComplete(manager, offerId, plan.successful);
-      const event = newEvent<Pick<OfferCompletedEvent, 'offerId' | 'successfulWorkerIds' | 'unsuccessfulWorkerIds'>>(organisationId, {
+      const event = newEvent<Pick<OfferCompletedEvent, 'offerId' | 'title' | 'successfulWorkerIds' | 'unsuccessfulWorkerIds'>>(organisationId, {
         offerId,
+        title: offer.title,
         successfulWorkerIds: plan.successful,
         unsuccessfulWorkerIds: plan.unsuccessful,
       });
@@ -110,7 +111,7 @@ export class OffersService {
       if (!offer) throw ProblemException.notFound('The offer');
       if (planWithdrawal(offer) === 'already-withdrawn') return false;
       const workerIds = await this.repository.markWithdrawn(manager, offerId);
-      const event = newEvent<Pick<OfferWithdrawnEvent, 'offerId' | 'workerIds'>>(organisationId, { offerId, workerIds });
+      const event = newEvent<Pick<OfferWithdrawnEvent, 'offerId' | 'title' | 'workerIds'>>(organisationId, { offerId, title: offer.title, workerIds });
       await appendToOutbox(manager, OFFERS_SCHEMA, [outboxMessage(EventSubject.OfferWithdrawn, event)]);
       return true;
     });

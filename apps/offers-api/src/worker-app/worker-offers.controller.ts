@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Put, Query, UseGuards } from '@nestjs/com
 import { ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { WorkerAnswerDto, type WorkerOfferView } from '@availability/contracts';
 import { ProblemException } from '@availability/service-core';
-import { CurrentWorker, WorkerAuthGuard } from '../auth/auth.guards.js';
+import { CurrentWorker, WorkerAuthGuard } from '@availability/auth';
 import { OffersService } from '../offers/offers.service.js';
 
 const MAX_PAGE = 100;

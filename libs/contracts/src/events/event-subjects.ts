@@ -9,12 +9,13 @@ export const EventSubject = {
   OfferWithdrawn: 'offers.withdrawn',
   ContactAdded: 'contacts.added',
   InviteCreated: 'invites.created',
+  WebhookEndpointDisabled: 'webhooks.endpoint.disabled',
 } as const;
 
 export type EventSubject = (typeof EventSubject)[keyof typeof EventSubject];
 
 /** Subject families the stream captures. */
-export const STREAM_SUBJECT_ROOTS = ['offers', 'contacts', 'invites'] as const;
+export const STREAM_SUBJECT_ROOTS = ['offers', 'contacts', 'invites', 'webhooks'] as const;
 
 export function prefixedSubject(prefix: string, subject: string): string {
   return `${prefix}${subject}`;

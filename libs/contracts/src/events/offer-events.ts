@@ -28,6 +28,7 @@ export interface OfferResponseRecordedEvent extends EventEnvelope {
 /** `offers.completed`: tell each recipient whether they were successful. */
 export interface OfferCompletedEvent extends EventEnvelope {
   offerId: string;
+  title: string;
   successfulWorkerIds: string[];
   unsuccessfulWorkerIds: string[];
 }
@@ -35,5 +36,6 @@ export interface OfferCompletedEvent extends EventEnvelope {
 /** `offers.withdrawn`: tell every original recipient. */
 export interface OfferWithdrawnEvent extends EventEnvelope {
   offerId: string;
+  title: string;
   workerIds: string[];
 }

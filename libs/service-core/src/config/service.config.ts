@@ -45,6 +45,26 @@ export class ServiceConfig {
   @Matches(/^([A-Za-z0-9_-]+\.)*$/)
   NATS_SUBJECT_PREFIX = '';
 
+  /** Redis for durable job queues (BullMQ). Needs AOF persistence and `maxmemory-policy noeviction`. */
+  @IsString()
+  @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /** Key prefix of the job queues in Redis (separates environments and test runs on one Redis). */
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]+$/)
+  QUEUE_PREFIX = 'ap';
+
+  /** How long a verified credential (API key, worker token) is trusted before the directory is asked again. */
+  @IsInt()
+  @Min(0)
+  CREDENTIAL_CACHE_TTL_MS = 30_000;
+
+  /** How long to wait for contact-directory's answer to a request. */
+  @IsInt()
+  @Min(50)
+  DIRECTORY_TIMEOUT_MS = 2_000;
+
   /** Whether this instance publishes its outbox. Turn off only where another instance does it. */
   @IsBoolean()
   OUTBOX_RELAY_ENABLED = true;

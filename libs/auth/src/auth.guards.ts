@@ -2,13 +2,13 @@ import { type CanActivate, createParamDecorator, type ExecutionContext, Injectab
 import type { FastifyRequest } from 'fastify';
 import type { CredentialVerdict } from '@availability/contracts';
 import { ProblemException } from '@availability/service-core';
-import { DirectoryClient } from '../directory/directory.client.js';
+import { CredentialVerifier } from './credential-verifier.js';
 
 type AuthenticatedRequest = FastifyRequest & { organisationId?: string; workerId?: string };
 
 const MAX_TOKEN_LENGTH = 512;
 
-/** DESIGN 3: `Authorization: Bearer <key>` or `X-Api-Key: <key>`. */
+/** `Authorization: Bearer <token>` or `X-Api-Key: <token>`. */
 export function presentedToken(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
   if (typeof authorization === 'string') {
@@ -19,35 +19,35 @@ export function presentedToken(request: FastifyRequest): string | undefined {
   return typeof apiKey === 'string' && apiKey.length > 0 ? apiKey.trim() : undefined;
 }
 
-async function verify(directory: DirectoryClient, request: FastifyRequest): Promise<CredentialVerdict> {
+async function verify(verifier: CredentialVerifier, request: FastifyRequest): Promise<CredentialVerdict> {
   const token = presentedToken(request);
-  if (!token) throw ProblemException.unauthorized('Send your API key as "Authorization: Bearer <key>" or "X-Api-Key: <key>".');
+  if (!token) throw ProblemException.unauthorized('Send your credential as "Authorization: Bearer <token>" or "X-Api-Key: <token>".');
   if (token.length > MAX_TOKEN_LENGTH) throw ProblemException.unauthorized('The credential is not valid.');
-  return directory.verifyCredential(token);
+  return verifier.verify(token);
 }
 
-/** Sender API: the caller is an organisation holding a live API key. */
+/** Sender APIs: the caller is an organisation holding a live API key. */
 @Injectable()
 export class OrganisationAuthGuard implements CanActivate {
-  constructor(private readonly directory: DirectoryClient) {}
+  constructor(private readonly verifier: CredentialVerifier) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const verdict = await verify(this.directory, request);
+    const verdict = await verify(this.verifier, request);
     if (verdict.kind !== 'organisation') throw ProblemException.unauthorized('The API key is not valid or has been revoked.');
     request.organisationId = verdict.organisationId;
     return true;
   }
 }
 
-/** Worker app: the caller is a worker holding a live worker token. */
+/** Worker app APIs: the caller is a worker holding a live worker token. */
 @Injectable()
 export class WorkerAuthGuard implements CanActivate {
-  constructor(private readonly directory: DirectoryClient) {}
+  constructor(private readonly verifier: CredentialVerifier) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const verdict = await verify(this.directory, request);
+    const verdict = await verify(this.verifier, request);
     if (verdict.kind !== 'worker') throw ProblemException.unauthorized('The worker token is not valid or has been revoked.');
     request.workerId = verdict.workerId;
     return true;

@@ -1,0 +1,3 @@
+export * from './auth.guards.js';
+export * from './auth.module.js';
+export * from './credential-verifier.js';

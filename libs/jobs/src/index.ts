@@ -1,0 +1,3 @@
+export * from './job-queues.js';
+export * from './jobs.module.js';
+export * from './queue-name.js';

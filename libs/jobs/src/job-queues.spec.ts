@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@availability/testing';
+import { JobQueues } from './job-queues.js';
+import { QueueName } from './queue-name.js';
+
+const jobs = new JobQueues({ redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `test_${randomBytes(4).toString('hex')}` });
+
+afterAll(async () => {
+  await jobs.queue(QueueName.Email).obliterate({ force: true });
+  await jobs.onModuleDestroy();
+});
+
+describe('JobQueues (real Redis)', () => {
+  it('runs each job id once, however often it is added, and retries failures', async () => {
+    const runs: string[] = [];
+    let failedOnce = false;
+    jobs.process<{ n: number }>(
+      QueueName.Email,
+      async (job) => {
+        if (job.data.n === 2 && !failedOnce) {
+          failedOnce = true;
+          throw new Error('smtp down');
+        }
+        runs.push(job.id as string);
+      },
+      { concurrency: 4 },
+    );
+    for (const n of [1, 2, 3]) {
+      for (let copy = 0; copy < 3; copy++) {
+        await jobs.add(QueueName.Email, 'send', { n }, { jobId: `mail-${n}`, attempts: 3, backoff: { type: 'fixed', delay: 50 } });
+      }
+    }
+    await eventually(() => runs.length === 3, 10_000, 'three jobs');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect([...runs].sort()).toEqual(['mail-1', 'mail-2', 'mail-3']);
+    expect(failedOnce).toBe(true);
+    expect(await jobs.ping()).toBe('PONG');
+  });
+});

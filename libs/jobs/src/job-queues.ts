@@ -1,0 +1,89 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import { type Job, type JobsOptions, Queue, Worker, type WorkerOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { HealthContributor } from '@availability/service-core';
+import type { QueueName } from './queue-name.js';
+
+export interface JobQueuesOptions {
+  redisUrl: string;
+  /** Key prefix in Redis, so environments and test runs sharing one Redis never see each other's jobs. */
+  prefix: string;
+}
+
+export const JOB_QUEUES_OPTIONS = Symbol('JOB_QUEUES_OPTIONS');
+
+export type JobProcessor<T> = (job: Job<T>) => Promise<void>;
+
+/**
+ * The one place that owns BullMQ: queues, workers and their Redis connections. Services enqueue
+ * with deterministic job ids (derived from the event and the target) so a redelivered event never
+ * creates a second job, and declare one processor per queue with its concurrency from config.
+ */
+@Injectable()
+export class JobQueues implements OnModuleDestroy {
+  private readonly logger = new Logger('JobQueues');
+  private readonly connection: Redis;
+  private readonly queues = new Map<QueueName, Queue>();
+  private readonly workers: Array<{ worker: Worker; connection: Redis }> = [];
+
+  constructor(@Inject(JOB_QUEUES_OPTIONS) private readonly options: JobQueuesOptions) {
+    // BullMQ needs maxRetriesPerRequest null: a worker's blocking commands must wait out a Redis restart, not fail.
+    this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+    this.connection.on('error', (error) => this.logger.warn(`redis: ${error.message}`));
+  }
+
+  queue(name: QueueName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: this.connection, prefix: this.options.prefix });
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** Adds a job; a job with the same `jobId` that still exists is left as it is (de-duplication). */
+  async add<T>(name: QueueName, jobName: string, data: T, options: JobsOptions & { jobId: string }): Promise<void> {
+    await this.queue(name).add(jobName, data, options);
+  }
+
+  async addBulk<T>(name: QueueName, jobs: Array<{ name: string; data: T; opts: JobsOptions & { jobId: string } }>): Promise<void> {
+    if (jobs.length > 0) await this.queue(name).addBulk(jobs);
+  }
+
+  /** Starts processing a queue in this process. */
+  process<T>(name: QueueName, processor: JobProcessor<T>, options: Omit<WorkerOptions, 'connection' | 'prefix'> & { concurrency: number }): Worker<T> {
+    // A worker blocks its connection while waiting for jobs, so it gets its own.
+    const connection = this.connection.duplicate();
+    const worker = new Worker<T>(name, processor, { ...options, connection, prefix: this.options.prefix });
+    worker.on('error', (error) => this.logger.warn(`${name} worker: ${error.message}`));
+    this.workers.push({ worker: worker as Worker, connection });
+    return worker;
+  }
+
+  async ping(): Promise<string> {
+    return this.connection.ping();
+  }
+
+  /** Lets active jobs finish (graceful shutdown), then closes queues and connections. */
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all(this.workers.map(({ worker }) => worker.close()));
+    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+    await Promise.all([this.connection, ...this.workers.map((w) => w.connection)].map((c) => c.quit().catch(() => undefined)));
+  }
+}
+
+@Injectable()
+export class RedisHealth implements HealthContributor {
+  constructor(private readonly jobs: JobQueues) {}
+
+  async check(indicators: HealthIndicatorService): Promise<HealthIndicatorResult> {
+    const session = indicators.check('redis');
+    try {
+      await this.jobs.ping();
+      return session.up();
+    } catch (error) {
+      return session.down({ message: (error as Error).message });
+    }
+  }
+}

@@ -1,0 +1,150 @@
+import { Logger } from '@nestjs/common';
+import {
+  AckPolicy,
+  type ConsumerConfig,
+  type ConsumerMessages,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+
+export interface DurableConsumerOptions {
+  stream: string;
+  /** Durable name: every instance of a service shares it, so each event is handled by one of them. */
+  durableName: string;
+  /**
+   * Full subjects, prefix included. Each gets its own JetStream consumer (`<durableName>-<n>`):
+   * NATS servers before 2.10 allow one filter subject per consumer.
+   */
+  filterSubjects: string[];
+  /** Events handled at once by this instance. */
+  concurrency: number;
+  /** Deliveries before JetStream gives up on an event (then it stays in the stream and is logged). */
+  maxDeliver?: number;
+  /** Redelivery delays after a failed attempt; the last one repeats. */
+  backoffMs?: number[];
+  /** How long a handler may take before JetStream assumes it died and redelivers. */
+  ackWaitMs?: number;
+}
+
+/** What a handler says about an event it could not handle. */
+export class PoisonMessageError extends Error {}
+
+export type EventHandler = (subject: string, payload: unknown, message: JsMsg) => Promise<void>;
+
+const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
+
+/** One JetStream consumer per filter subject; the names stay stable as long as the subject list's order does. */
+export function jetStreamConsumers(options: DurableConsumerOptions): Array<{ name: string; subject: string }> {
+  return options.filterSubjects.map((subject, index) => ({
+    name: options.filterSubjects.length === 1 ? options.durableName : `${options.durableName}-${index + 1}`,
+    subject,
+  }));
+}
+
+export function consumerConfig(options: DurableConsumerOptions, name: string, subject: string): Partial<ConsumerConfig> {
+  const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  return {
+    durable_name: name,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: subject,
+    max_deliver: options.maxDeliver ?? 50,
+    ack_wait: nanos(options.ackWaitMs ?? 30_000),
+    backoff: backoff.map((ms) => nanos(ms)),
+    max_ack_pending: Math.max(1_000, options.concurrency * 4),
+  };
+}
+
+export function redeliveryDelay(backoffMs: number[], attempt: number): number {
+  return backoffMs[Math.min(Math.max(attempt, 1), backoffMs.length) - 1];
+}
+
+/** Creates a durable consumer, or updates its settings; safe from every instance at every start. */
+export async function ensureDurableConsumer(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+  const existing = await jsm.consumers.info(stream, config.durable_name).catch(() => undefined);
+  if (!existing) {
+    try {
+      await jsm.consumers.add(stream, config);
+    } catch (error) {
+      // Another instance created it first.
+      if (!/already in use|already exists/i.test((error as Error).message)) throw error;
+    }
+    return;
+  }
+  const { durable_name: _name, deliver_policy: _policy, ack_policy: _ack, filter_subject: _subject, ...mutable } = config;
+  await jsm.consumers.update(stream, config.durable_name, mutable);
+}
+
+/**
+ * Runs a JetStream durable pull consumer: at most `concurrency` handlers at once, ack on success,
+ * redelivery with back-off on failure, termination for payloads that can never be handled. Handlers
+ * must be idempotent: an event may arrive more than once (redelivery after a crash or a timeout).
+ */
+export class DurableConsumer {
+  private readonly logger: Logger;
+  private readonly subscriptions: ConsumerMessages[] = [];
+  private readonly loops: Array<Promise<void>> = [];
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly options: DurableConsumerOptions,
+    private readonly handler: EventHandler,
+  ) {
+    this.logger = new Logger(`Consumer:${options.durableName}`);
+  }
+
+  async start(): Promise<void> {
+    for (const { name, subject } of jetStreamConsumers(this.options)) {
+      await ensureDurableConsumer(this.jsm, this.options.stream, consumerConfig(this.options, name, subject) as Partial<ConsumerConfig> & { durable_name: string });
+      const consumer = await this.js.consumers.get(this.options.stream, name);
+      const messages = await consumer.consume({ max_messages: Math.max(this.options.concurrency * 2, 10) });
+      this.subscriptions.push(messages);
+      this.loops.push(this.run(messages));
+    }
+  }
+
+  /** Stops taking events and waits for the ones in hand; unacknowledged ones are redelivered later. */
+  async stop(): Promise<void> {
+    await Promise.all(this.subscriptions.map((messages) => messages.close().catch(() => undefined)));
+    await Promise.all(this.loops);
+    await Promise.all(this.inFlight);
+  }
+
+  private async run(messages: ConsumerMessages): Promise<void> {
+    for await (const message of messages) {
+      const task = this.handle(message).finally(() => this.inFlight.delete(task));
+      this.inFlight.add(task);
+      if (this.inFlight.size >= this.options.concurrency) await Promise.race(this.inFlight);
+    }
+  }
+
+  private async handle(message: JsMsg): Promise<void> {
+    let payload: unknown;
+    try {
+      payload = message.json();
+    } catch {
+      this.logger.error(`terminating unreadable event ${message.seq} on ${message.subject}`);
+      message.term(); // no reason text: servers before 2.10 ignore a TERM that carries one
+      return;
+    }
+    try {
+      await this.handler(message.subject, payload, message);
+      message.ack();
+    } catch (error) {
+      if (error instanceof PoisonMessageError) {
+        this.logger.error(`terminating event ${message.seq} on ${message.subject}: ${error.message}`);
+        message.term();
+        return;
+      }
+      const attempt = message.info.deliveryCount;
+      this.logger.warn(`event ${message.seq} on ${message.subject} failed (attempt ${attempt}): ${(error as Error).message}`);
+      // JetStream's own back-off covers only ack timeouts; a nak gets its delay from the same schedule here.
+      message.nak(redeliveryDelay(this.options.backoffMs ?? DEFAULT_BACKOFF_MS, attempt));
+    }
+  }
+}
