@@ -5,6 +5,7 @@ import { AuthModule } from '@availability/auth';
 import { OffersApiConfig } from './config/offers-api.config.js';
 import { DirectoryClient } from './directory/directory.client.js';
 import { CreateOffers1763800000000 } from './migrations/1763800000000-create-offers.js';
+import { OfferVersion1763810000000 } from './migrations/1763810000000-offer-version.js';
 import { OffersController } from './offers/offers.controller.js';
 import { OFFERS_SCHEMA, OffersRepository } from './offers/offers.repository.js';
 import { OffersService } from './offers/offers.service.js';
@@ -24,7 +25,7 @@ export class OffersApiModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: OFFERS_SCHEMA,
-          migrations: [CreateOffers1763800000000],
+          migrations: [CreateOffers1763800000000, OfferVersion1763810000000],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),

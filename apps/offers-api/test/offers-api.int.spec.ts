@@ -301,6 +301,8 @@ describe('worker app: listing and answering', () => {
 
   it('Apply shows in GET /offer at once and publishes one offers.response.recorded; the same answer again publishes nothing', async () => {
     const id = await createOffer(ids(acme, 2));
+    // Read first, so a cached copy of the offer exists before the answer changes it.
+    expect((await sender.getOffer(id)).json.recipients[0].response).toBe('awaiting');
     const me = worker(acme, 0);
     const answered = await me.answer(id, 'applied');
     expect(answered.status).toBe(200);
@@ -363,6 +365,7 @@ describe('POST /offer/{id}/complete', () => {
 
   it('completes: 204, flags set, each recipient told successful or not, one offers.completed event', async () => {
     const id = await offerWithAnswers();
+    expect((await sender.getOffer(id)).json.complete).toBe(false);
     const result = await sender.complete(id, [acme.workers[0].id]);
     expect(result.status).toBe(204);
     expect(result.text).toBe('');

@@ -2,6 +2,7 @@ export * from './cache/ttl-cache.js';
 export * from './config/load-config.js';
 export * from './config/service.config.js';
 export * from './database/database.module.js';
+export * from './database/prepared.js';
 export * from './health/health.module.js';
 export * from './http/api-version.guard.js';
 export * from './http/http-service.js';

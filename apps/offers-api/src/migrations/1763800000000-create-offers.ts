@@ -25,14 +25,15 @@ export class CreateOffers1763800000000 implements MigrationInterface {
     await runner.query(`CREATE INDEX offer_organisation_created ON offers.offer (organisation_id, created_at DESC)`);
     await runner.query(`
       CREATE TABLE offers.recipient (
-        id bigserial PRIMARY KEY,
+        -- The spec's integer recipient id: unique by its sequence, never looked up, so not indexed.
+        id bigserial NOT NULL,
         offer_id uuid NOT NULL REFERENCES offers.offer (id),
         worker_id varchar(64) NOT NULL,
         name varchar(200) NOT NULL,
         response varchar(16) NOT NULL DEFAULT 'awaiting' CHECK (response IN ('awaiting', 'applied', 'rejected')),
         confirmation varchar(16) NOT NULL DEFAULT '' CHECK (confirmation IN ('', 'successful', 'unsuccessful', 'withdrawn')),
         responded_at timestamptz,
-        UNIQUE (offer_id, worker_id)
+        PRIMARY KEY (offer_id, worker_id)
       )`);
     await runner.query(`CREATE INDEX recipient_worker ON offers.recipient (worker_id, id)`);
     await runner.query(`

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { OfferTimeSlot, WorkerOfferView } from '@availability/contracts';
 import { type OutboxMessage, outboxTable } from '@availability/messaging';
+import { type PreparedStatement, runPrepared } from '@availability/service-core';
 import type { OfferState } from './offer-rules.js';
 
 export const OFFERS_SCHEMA = 'offers';
@@ -26,7 +27,7 @@ export interface LockedOffer extends OfferState {
 }
 
 /** Offer, recipients and outbox row in one statement: one round trip, atomic, no explicit transaction. */
-export const INSERT_OFFER_SQL = `
+export const INSERT_OFFER: PreparedStatement = { name: 'offers.insert-offer', text: `
 WITH new_offer AS (
   INSERT INTO offers.offer (id, organisation_id, created_by_user_id, title, details, location_place_id,
                             notify_email_address, events, ends_at)
@@ -35,11 +36,12 @@ WITH new_offer AS (
   INSERT INTO offers.recipient (offer_id, worker_id, name)
   SELECT $1, w.worker_id, w.name FROM unnest($10::text[], $11::text[]) WITH ORDINALITY AS w(worker_id, name, n) ORDER BY w.n
 )
-INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload) VALUES ($12, $13, $14::jsonb)`;
+INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload) VALUES ($12, $13, $14::jsonb)` };
+export const INSERT_OFFER_SQL = INSERT_OFFER.text;
 
 /** The offer exactly as spec 2.3 shapes it, built by Postgres as JSON text (no parse/serialise in Node). */
-export const SELECT_OFFER_JSON_SQL = `
-SELECT json_build_object(
+export const SELECT_OFFER_JSON: PreparedStatement = { name: 'offers.select-offer-json', text: `
+SELECT o.version, o.ends_at AS "endsAt", o.is_historic OR o.ends_at <= now() AS "isHistoric", json_build_object(
   'id', o.id,
   'title', o.title,
   'details', o.details,
@@ -55,7 +57,36 @@ SELECT json_build_object(
     FROM offers.recipient r WHERE r.offer_id = o.id), '[]'::json)
 )::text AS body
 FROM offers.offer o
-WHERE o.id = $1 AND o.organisation_id = $2`;
+WHERE o.id = $1 AND o.organisation_id = $2` };
+export const SELECT_OFFER_JSON_SQL = SELECT_OFFER_JSON.text;
+
+/** The cheap question a cached GET asks: does the offer exist for this organisation, and at which version. */
+const SELECT_OFFER_VERSION: PreparedStatement = {
+  name: 'offers.select-offer-version',
+  text: `SELECT version FROM offers.offer WHERE id = $1 AND organisation_id = $2`,
+};
+
+const LOCK_RECIPIENT: PreparedStatement = {
+  name: 'offers.lock-recipient',
+  text: `SELECT o.id, o.organisation_id AS "organisationId", o.title, o.widthdrawn, o.complete, o.ends_at <= now() AS ended, r.response
+         FROM offers.offer o JOIN offers.recipient r ON r.offer_id = o.id AND r.worker_id = $2
+         WHERE o.id = $1 FOR UPDATE`,
+};
+
+const RECORD_ANSWER: PreparedStatement = {
+  name: 'offers.record-answer',
+  text: `WITH answered AS (
+           UPDATE offers.recipient SET response = $3, responded_at = $4 WHERE offer_id = $1 AND worker_id = $2
+         )
+         UPDATE offers.offer SET version = version + 1, updated_at = $4 WHERE id = $1`,
+};
+
+export interface OfferDocument {
+  version: number;
+  endsAt: Date;
+  isHistoric: boolean;
+  body: string;
+}
 
 export function insertOfferParams(offer: NewOffer, event: OutboxMessage): unknown[] {
   return [
@@ -87,13 +118,18 @@ export class OffersRepository {
     return this.dataSource.transaction('READ COMMITTED', work);
   }
 
-  async insertOffer(offer: NewOffer, event: OutboxMessage, manager: EntityManager = this.dataSource.manager): Promise<void> {
-    await manager.query(INSERT_OFFER_SQL, insertOfferParams(offer, event));
+  async insertOffer(offer: NewOffer, event: OutboxMessage, manager?: EntityManager): Promise<void> {
+    await runPrepared(manager ?? this.dataSource, INSERT_OFFER, insertOfferParams(offer, event));
   }
 
-  async findOfferJson(organisationId: string, offerId: string): Promise<string | undefined> {
-    const rows: Array<{ body: string }> = await this.dataSource.query(SELECT_OFFER_JSON_SQL, [offerId, organisationId]);
-    return rows[0]?.body;
+  async offerVersion(organisationId: string, offerId: string): Promise<number | undefined> {
+    const rows = await runPrepared<{ version: number }>(this.dataSource, SELECT_OFFER_VERSION, [offerId, organisationId]);
+    return rows[0]?.version;
+  }
+
+  async offerDocument(organisationId: string, offerId: string): Promise<OfferDocument | undefined> {
+    const rows = await runPrepared<OfferDocument>(this.dataSource, SELECT_OFFER_JSON, [offerId, organisationId]);
+    return rows[0];
   }
 
   /** Locks the offer against concurrent complete/withdraw/answers until the transaction ends. */
@@ -115,7 +151,7 @@ export class OffersRepository {
        WHERE offer_id = $1`,
       [offerId, successful],
     );
-    await manager.query(`UPDATE offers.offer SET complete = true, is_historic = true, updated_at = now() WHERE id = $1`, [offerId]);
+    await manager.query(`UPDATE offers.offer SET complete = true, is_historic = true, version = version + 1, updated_at = now() WHERE id = $1`, [offerId]);
   }
 
   async markWithdrawn(manager: EntityManager, offerId: string): Promise<string[]> {
@@ -125,35 +161,26 @@ export class OffersRepository {
        SELECT worker_id AS "workerId" FROM withdrawn ORDER BY id`,
       [offerId],
     );
-    await manager.query(`UPDATE offers.offer SET widthdrawn = true, is_historic = true, updated_at = now() WHERE id = $1`, [offerId]);
+    await manager.query(`UPDATE offers.offer SET widthdrawn = true, is_historic = true, version = version + 1, updated_at = now() WHERE id = $1`, [offerId]);
     return rows.map((row) => row.workerId);
   }
 
   /**
-   * The worker's entry of an offer, locked for update; the offer row is share-locked so answers to one
-   * offer run side by side but never interleave with its completion or withdrawal.
+   * The worker's entry of an offer, with the offer row locked: answers to one offer queue briefly
+   * behind each other and never interleave with its completion or withdrawal.
    */
   async lockRecipient(
     manager: EntityManager,
     offerId: string,
     workerId: string,
   ): Promise<(LockedOffer & { response: string }) | undefined> {
-    const rows: Array<LockedOffer & { response: string }> = await manager.query(
-      `SELECT ${STATE_COLUMNS}, r.response FROM offers.offer o
-       JOIN offers.recipient r ON r.offer_id = o.id AND r.worker_id = $2
-       WHERE o.id = $1 FOR UPDATE OF r FOR SHARE OF o`,
-      [offerId, workerId],
-    );
+    const rows = await runPrepared<LockedOffer & { response: string }>(manager, LOCK_RECIPIENT, [offerId, workerId]);
     return rows[0];
   }
 
+  /** Records the answer and bumps the offer's version (cached documents of it are now stale). */
   async recordAnswer(manager: EntityManager, offerId: string, workerId: string, response: string, at: Date): Promise<void> {
-    await manager.query(`UPDATE offers.recipient SET response = $3, responded_at = $4 WHERE offer_id = $1 AND worker_id = $2`, [
-      offerId,
-      workerId,
-      response,
-      at,
-    ]);
+    await runPrepared(manager, RECORD_ANSWER, [offerId, workerId, response, at]);
   }
 
   /** The worker's offers, newest first, paged by recipient id (which grows with creation time). */

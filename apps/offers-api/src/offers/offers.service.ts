@@ -22,6 +22,7 @@ import {
   planCompletion,
   planWithdrawal,
 } from './offer-rules.js';
+import { OfferDocumentCache } from './offer-document.cache.js';
 import { type NewOffer, OFFERS_SCHEMA, OffersRepository } from './offers.repository.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -40,6 +41,8 @@ export interface CreatedOffer {
  */
 @Injectable()
 export class OffersService {
+  private readonly documents = new OfferDocumentCache();
+
   constructor(
     private readonly repository: OffersRepository,
     private readonly directory: DirectoryClient,
@@ -79,10 +82,17 @@ export class OffersService {
     return result;
   }
 
+  /** The offer as JSON text: rebuilt by PostgreSQL only when it changed since this instance last built it. */
   async findJson(organisationId: string, offerId: string): Promise<string> {
-    const body = UUID.test(offerId) ? await this.repository.findOfferJson(organisationId, offerId) : undefined;
-    if (body === undefined) throw ProblemException.notFound('The offer');
-    return body;
+    this.assertOfferId(offerId);
+    const version = await this.repository.offerVersion(organisationId, offerId);
+    if (version === undefined) throw ProblemException.notFound('The offer');
+    const cached = this.documents.get(offerId, version);
+    if (cached !== undefined) return cached;
+    const document = await this.repository.offerDocument(organisationId, offerId);
+    if (!document) throw ProblemException.notFound('The offer');
+    this.documents.set(offerId, document.version, document.body, document.endsAt, document.isHistoric);
+    return document.body;
   }
 
   async complete(organisationId: string, offerId: string, body: unknown): Promise<void> {

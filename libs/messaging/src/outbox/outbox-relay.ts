@@ -16,6 +16,11 @@ export interface OutboxOptions {
   retentionHours?: number;
   /** False leaves rows for another instance's relay (e.g. a dedicated publisher). Default true. */
   enabled?: boolean;
+  /**
+   * After a wake-up, wait this long before claiming rows, so the commits of a burst share one relay
+   * transaction instead of paying four round trips each. Adds at most this much latency. Default 3 ms.
+   */
+  lingerMs?: number;
 }
 
 export const OUTBOX_OPTIONS = Symbol('OUTBOX_OPTIONS');
@@ -42,6 +47,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly retentionHours: number;
+  private readonly lingerMs: number;
   private running = false;
   private loop?: Promise<void>;
   private wakeUp?: AbortController;
@@ -57,6 +63,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.retentionHours = options.retentionHours ?? 24;
+    this.lingerMs = options.lingerMs ?? 3;
   }
 
   onApplicationBootstrap(): void {
@@ -101,7 +108,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         failures += 1;
         if (failures === 1 || failures % 20 === 0) this.logger.warn(`publishing failed (${failures}x): ${(error as Error).message}`);
       }
-      if (this.running && !this.woken) await this.sleep(failures > 0 ? Math.min(5000, 200 * 2 ** failures) : this.pollIntervalMs);
+      if (failures > 0) {
+        // Wake-ups do not hurry a relay that cannot publish: back off.
+        await this.sleep(Math.min(5000, 200 * 2 ** failures));
+        continue;
+      }
+      const woken = this.woken || (this.running && (await this.sleep(this.pollIntervalMs)));
+      if (woken && this.running && this.lingerMs > 0) await sleep(this.lingerMs);
     }
     // Last chance to hand over what was committed before we stop; leftovers stay for the next instance.
     await this.flush().catch(() => undefined);
@@ -133,8 +146,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     );
   }
 
-  private async sleep(ms: number): Promise<void> {
+  /** Sleeps until the timeout or a wake-up; true when woken. */
+  private async sleep(ms: number): Promise<boolean> {
     this.wakeUp = new AbortController();
-    await sleep(ms, undefined, { signal: this.wakeUp.signal }).catch(() => undefined);
+    return sleep(ms, undefined, { signal: this.wakeUp.signal }).then(
+      () => false,
+      () => true,
+    );
   }
 }

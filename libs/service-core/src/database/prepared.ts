@@ -1,0 +1,35 @@
+import type pg from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
+
+/**
+ * A statement PostgreSQL parses and plans once per connection and then only executes. Worth it on
+ * hot paths: planning is a large share of a short query's cost. Names must be unique per text.
+ */
+export interface PreparedStatement {
+  name: string;
+  text: string;
+}
+
+type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+function connectionOf(target: DataSource | EntityManager): Queryable {
+  const runner = (target as EntityManager).queryRunner;
+  // Inside a transaction: the transaction's own client; otherwise the pool.
+  if (runner) {
+    const client = (runner as unknown as { databaseConnection?: Queryable }).databaseConnection;
+    if (!client) throw new Error('the transaction has no connection yet');
+    return client;
+  }
+  const dataSource = ((target as EntityManager).connection ?? target) as DataSource;
+  return (dataSource.driver as unknown as { master: pg.Pool }).master;
+}
+
+/** Runs a prepared statement on the pool, or on the transaction's connection when given its manager. */
+export async function runPrepared<T extends pg.QueryResultRow = pg.QueryResultRow>(
+  target: DataSource | EntityManager,
+  statement: PreparedStatement,
+  values: unknown[],
+): Promise<T[]> {
+  const result = await connectionOf(target).query<T>({ name: statement.name, text: statement.text, values });
+  return result.rows;
+}
