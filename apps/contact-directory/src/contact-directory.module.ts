@@ -1,15 +1,28 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { NatsHealth, NatsModule } from '@availability/messaging';
+import { AuthModule } from '@availability/auth';
+import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.guard.js';
 import { AdminController } from './admin/admin.controller.js';
 import { DirectoryAdminService } from './admin/directory-admin.service.js';
+import { CompanyProfileController } from './company-profile/company-profile.controller.js';
+import { CompanyProfileService } from './company-profile/company-profile.service.js';
+import { outboundProviders } from './company-profile/outbound.providers.js';
 import { ContactDirectoryConfig } from './config/contact-directory.config.js';
+import { ContactsController } from './contacts/contacts.controller.js';
+import { ContactsService } from './contacts/contacts.service.js';
 import { RevocationPublisher } from './credentials/revocation.publisher.js';
 import { DirectoryQueries } from './directory/directory-queries.service.js';
 import { DIRECTORY_SCHEMA, DirectoryRepository } from './directory/directory.repository.js';
+import { InvitationsController } from './invitations/invitations.controller.js';
+import { InvitationsService } from './invitations/invitations.service.js';
 import { DirectoryResponder } from './messaging/directory-responder.js';
 import { CreateDirectory1763900000000 } from './migrations/1763900000000-create-directory.js';
+import { PortalAndContacts1764000000000 } from './migrations/1764000000000-portal-and-contacts.js';
+import { PortalUserGuard } from './portal/portal-auth.guard.js';
+import { PortalRepository } from './portal/portal.repository.js';
+import { SuggestionsController } from './suggestions/suggestions.controller.js';
+import { SuggestionsService } from './suggestions/suggestions.service.js';
 
 export const SERVICE_NAME = 'contact-directory';
 
@@ -24,22 +37,38 @@ export class ContactDirectoryModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: DIRECTORY_SCHEMA,
-          migrations: [CreateDirectory1763900000000],
+          migrations: [CreateDirectory1763900000000, PortalAndContacts1764000000000],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),
         NatsModule.forRoot(() => ({ servers: config.NATS_URL, name: SERVICE_NAME, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        OutboxModule.forRoot(() => ({
+          schema: DIRECTORY_SCHEMA,
+          subjectPrefix: config.NATS_SUBJECT_PREFIX,
+          enabled: config.OUTBOX_RELAY_ENABLED,
+        })),
+        // Portal and worker endpoints verify credentials the way every service does: over NATS, via
+        // this service's own VerifyCredential responder (see PortalUserGuard for why).
+        AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
-      controllers: [AdminController],
+      controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController],
       providers: [
         { provide: ContactDirectoryConfig, useValue: config },
         DirectoryRepository,
+        PortalRepository,
         DirectoryQueries,
         DirectoryResponder,
         DirectoryAdminService,
         RevocationPublisher,
         AdminAuthGuard,
+        PortalUserGuard,
+        ...outboundProviders,
+        CompanyProfileService,
+        SuggestionsService,
+        InvitationsService,
+        ContactsService,
       ],
       exports: [ContactDirectoryConfig],
     };

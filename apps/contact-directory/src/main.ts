@@ -13,11 +13,13 @@ export async function startContactDirectory(config: ContactDirectoryConfig) {
     openApi: {
       title: 'Availability Platform — Contact Directory',
       description:
-        'Organisations, their portal users, workers and credentials. The admin API is for platform operators; ' +
-        'other services ask the directory over NATS request/reply (libs/contracts directory-messages).',
+        'Organisations, their portal users, workers and credentials; the company profile (webhook set-up), contact ' +
+        'suggestions, invitations and workers’ contacts. The admin API is for platform operators, the portal API for ' +
+        'portal users (put_… tokens), the worker API for the worker app (wkt_… tokens); other services ask the ' +
+        'directory over NATS request/reply (libs/contracts directory-messages).',
       version: '1.0',
     },
-    configureOpenApi: (builder) => builder.addBearerAuth(undefined, 'admin'),
+    configureOpenApi: (builder) => builder.addBearerAuth(undefined, 'admin').addBearerAuth(undefined, 'portal').addBearerAuth(undefined, 'bearer'),
   });
   await app.listen(config.PORT, config.HTTP_HOST);
   return app;

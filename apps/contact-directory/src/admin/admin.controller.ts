@@ -6,6 +6,7 @@ import { DirectoryAdminService } from './directory-admin.service.js';
 import {
   ApiKeyView,
   OrganisationCreatedView,
+  PortalUserTokenView,
   PortalUserView,
   WorkerCreatedView,
   WorkersCreatedView,
@@ -108,5 +109,23 @@ export class AdminController {
   @ApiResponse({ status: 404, description: 'No such worker token' })
   async revokeWorkerToken(@Param('tokenId') tokenId: string): Promise<void> {
     await this.admin.revokeWorkerToken(tokenId);
+  }
+
+  @Post('users/:userId/tokens')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Issue a portal sign-in token (put_…) to a portal user' })
+  @ApiResponse({ status: 201, type: PortalUserTokenView })
+  @ApiResponse({ status: 404, description: 'No such user' })
+  issueUserToken(@Param('userId') userId: string): Promise<PortalUserTokenView> {
+    return this.admin.issuePortalUserToken(userId);
+  }
+
+  @Delete('user-tokens/:tokenId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a portal user token; services caching it are told at once' })
+  @ApiResponse({ status: 204, description: 'Revoked (also when it already was)' })
+  @ApiResponse({ status: 404, description: 'No such user token' })
+  async revokeUserToken(@Param('tokenId') tokenId: string): Promise<void> {
+    await this.admin.revokePortalUserToken(tokenId);
   }
 }

@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '@availability/service-core';
-import { issueApiKey, issueWorkerToken } from '../credentials/credential-tokens.js';
+import { issueApiKey, issuePortalUserToken, issueWorkerToken } from '../credentials/credential-tokens.js';
 import { RevocationPublisher } from '../credentials/revocation.publisher.js';
 import { DirectoryRepository, type NewWorker } from '../directory/directory.repository.js';
 import { isUuid } from '../directory/ids.js';
-import type { ApiKeyView, OrganisationCreatedView, PortalUserView, WorkerCreatedView, WorkerTokenView } from './dto/admin-views.js';
+import type {
+  ApiKeyView,
+  OrganisationCreatedView,
+  PortalUserTokenView,
+  PortalUserView,
+  WorkerCreatedView,
+  WorkerTokenView,
+} from './dto/admin-views.js';
 import type { CreateOrganisationDto } from './dto/create-organisation.dto.js';
 import type { CreatePortalUserDto } from './dto/create-portal-user.dto.js';
 import type { CreateWorkerDto } from './dto/create-worker.dto.js';
@@ -88,6 +95,18 @@ export class DirectoryAdminService {
   async revokeWorkerToken(tokenId: string): Promise<void> {
     const tokenHash = await this.repository.revokeWorkerToken(existingId(tokenId, 'The worker token'));
     if (tokenHash === undefined) throw ProblemException.notFound('The worker token');
+    await this.revocations.credentialRevoked(tokenHash);
+  }
+
+  async issuePortalUserToken(userId: string): Promise<PortalUserTokenView> {
+    const token = issuePortalUserToken();
+    if (!(await this.repository.insertPortalUserToken(existingId(userId, 'The user'), token))) throw ProblemException.notFound('The user');
+    return { id: token.id, token: token.token };
+  }
+
+  async revokePortalUserToken(tokenId: string): Promise<void> {
+    const tokenHash = await this.repository.revokePortalUserToken(existingId(tokenId, 'The user token'));
+    if (tokenHash === undefined) throw ProblemException.notFound('The user token');
     await this.revocations.credentialRevoked(tokenHash);
   }
 }

@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
-import { assertAdminTokenAllowed, ContactDirectoryConfig } from './contact-directory.config.js';
+import { randomBytes } from 'node:crypto';
+import { addressPolicy, assertAdminTokenAllowed, ContactDirectoryConfig, DEV_SECRET_KEY, secretKey } from './contact-directory.config.js';
 
 const LONG_TOKEN = 'x'.repeat(32);
+const KEY = randomBytes(32).toString('base64');
 
 describe('ContactDirectoryConfig', () => {
   it('defaults to port 3001 and a development admin token', () => {
@@ -24,11 +26,40 @@ describe('ContactDirectoryConfig', () => {
     const short = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: 'short-secret' });
     expect(() => assertAdminTokenAllowed(short)).toThrow(/DIRECTORY_ADMIN_TOKEN/);
     expect(() => assertAdminTokenAllowed(short)).not.toThrow(/short-secret/);
-    const long = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN });
+    const long = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY });
     expect(() => assertAdminTokenAllowed(long)).not.toThrow();
   });
 
   it('allows short tokens outside production', () => {
     expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'test', DIRECTORY_ADMIN_TOKEN: 't' }))).not.toThrow();
+  });
+
+  it('needs a 32-byte secret key, and a real one in production', () => {
+    const dev = loadConfig(ContactDirectoryConfig, {});
+    expect(secretKey(dev)).toHaveLength(32);
+    expect(dev.DIRECTORY_SECRET_KEY).toBe(DEV_SECRET_KEY);
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN };
+    expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, production))).toThrow(/DIRECTORY_SECRET_KEY/);
+    const short = randomBytes(16).toString('base64');
+    expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).toThrow(/DIRECTORY_SECRET_KEY: must be 32 bytes/);
+    expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).not.toThrow(short);
+    expect(secretKey(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: KEY }))).toEqual(Buffer.from(KEY, 'base64'));
+  });
+
+  it('allows loopback calls to integrators outside production only, unless configured', () => {
+    expect(addressPolicy(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'test' }))).toEqual({ allowLoopback: true, allowPrivate: false });
+    expect(addressPolicy(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production' }))).toEqual({ allowLoopback: false, allowPrivate: false });
+    expect(addressPolicy(loadConfig(ContactDirectoryConfig, { WEBHOOK_ALLOW_LOOPBACK: 'false', WEBHOOK_ALLOW_PRIVATE: 'true' }))).toEqual({
+      allowLoopback: false,
+      allowPrivate: true,
+    });
+    expect(() => loadConfig(ContactDirectoryConfig, { WEBHOOK_ALLOW_LOOPBACK: 'maybe' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK/);
+  });
+
+  it('reads the grace period and suggestion limits', () => {
+    const config = loadConfig(ContactDirectoryConfig, { WEBHOOK_SECRET_GRACE_SECONDS: '5', SUGGESTIONS_TIMEOUT_MS: '300' });
+    expect(config.WEBHOOK_SECRET_GRACE_SECONDS).toBe(5);
+    expect(config.SUGGESTIONS_TIMEOUT_MS).toBe(300);
+    expect(loadConfig(ContactDirectoryConfig, {}).WEBHOOK_SECRET_GRACE_SECONDS).toBe(86_400);
   });
 });

@@ -1,8 +1,18 @@
-import { IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
+import type { AddressPolicy } from '@availability/outbound-http';
 
 /** Shortest admin token accepted in production. */
 export const MIN_PRODUCTION_ADMIN_TOKEN_LENGTH = 32;
+
+/**
+ * Development/test key for encrypting webhook secrets at rest (32 zero-ish bytes, base64). Public by
+ * design: production refuses to start with it.
+ */
+export const DEV_SECRET_KEY = Buffer.from('availability-dev-secret-key-0001', 'utf8').toString('base64');
+
+export type TriState = 'auto' | 'true' | 'false';
+const TRI_STATE: TriState[] = ['auto', 'true', 'false'];
 
 export class ContactDirectoryConfig extends ServiceConfig {
   @IsInt()
@@ -18,17 +28,85 @@ export class ContactDirectoryConfig extends ServiceConfig {
   @IsNotEmpty()
   @MaxLength(512)
   DIRECTORY_ADMIN_TOKEN = 'dev-admin-token';
+
+  /**
+   * AES-256-GCM key (32 bytes, base64) that encrypts integrators' webhook secrets at rest. Required
+   * in production (the development default is refused there).
+   */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  DIRECTORY_SECRET_KEY = DEV_SECRET_KEY;
+
+  /** Whether calls to integrators may go to loopback addresses; `auto` = only outside production. */
+  @IsIn(TRI_STATE)
+  WEBHOOK_ALLOW_LOOPBACK: TriState = 'auto';
+
+  /** Whether calls to integrators may go to private network addresses (10/8, 172.16/12, 192.168/16, …). */
+  @IsIn(TRI_STATE)
+  WEBHOOK_ALLOW_PRIVATE: TriState = 'false';
+
+  /** How long a replaced webhook secret keeps signing (both secrets sign during the grace period). */
+  @IsInt()
+  @Min(0)
+  @Max(30 * 24 * 3600)
+  WEBHOOK_SECRET_GRACE_SECONDS = 24 * 3600;
+
+  /** Timeout of each of the set-up calls `GET /test` and `GET /test/auth`. */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEBHOOK_TEST_TIMEOUT_MS = 5_000;
+
+  /** Per-integrator timeout of a contact-suggestions search. */
+  @IsInt()
+  @Min(50)
+  @Max(30_000)
+  SUGGESTIONS_TIMEOUT_MS = 2_000;
+
+  /** Most bytes of an integrator's contact-suggestions reply that are read. */
+  @IsInt()
+  @Min(1024)
+  @Max(16 * 1024 * 1024)
+  SUGGESTIONS_MAX_REPLY_BYTES = 1024 * 1024;
+
+  /** Most suggestions taken from one integrator's reply (the rest are ignored and counted as dropped). */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  SUGGESTIONS_MAX_PER_PROVIDER = 500;
 }
 
 /**
- * Start-up rule that depends on two settings: in production the admin token must be set and long.
- * Messages name the variable, never the value.
+ * Start-up rules that depend on several settings. Messages name the variable, never the value.
  */
 export function assertAdminTokenAllowed(config: ContactDirectoryConfig): void {
-  if (config.NODE_ENV !== 'production') return;
-  if (config.DIRECTORY_ADMIN_TOKEN.length < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigValidationError([
-      `DIRECTORY_ADMIN_TOKEN: must be set to at least ${MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters when NODE_ENV is production`,
-    ]);
+  const problems: string[] = [];
+  if (config.NODE_ENV === 'production' && config.DIRECTORY_ADMIN_TOKEN.length < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH) {
+    problems.push(`DIRECTORY_ADMIN_TOKEN: must be set to at least ${MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters when NODE_ENV is production`);
   }
+  if (!isSecretKey(config.DIRECTORY_SECRET_KEY)) {
+    problems.push('DIRECTORY_SECRET_KEY: must be 32 bytes in base64');
+  } else if (config.NODE_ENV === 'production' && config.DIRECTORY_SECRET_KEY === DEV_SECRET_KEY) {
+    problems.push('DIRECTORY_SECRET_KEY: must be set (not the development default) when NODE_ENV is production');
+  }
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+}
+
+function isSecretKey(value: string): boolean {
+  return /^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32;
+}
+
+/** The 32-byte key that encrypts webhook secrets. */
+export function secretKey(config: ContactDirectoryConfig): Buffer {
+  return Buffer.from(config.DIRECTORY_SECRET_KEY, 'base64');
+}
+
+/** Which addresses calls to integrators may reach; loopback is open by default outside production. */
+export function addressPolicy(config: ContactDirectoryConfig): AddressPolicy {
+  const resolve = (value: TriState, fallback: boolean) => (value === 'auto' ? fallback : value === 'true');
+  return {
+    allowLoopback: resolve(config.WEBHOOK_ALLOW_LOOPBACK, config.NODE_ENV !== 'production'),
+    allowPrivate: resolve(config.WEBHOOK_ALLOW_PRIVATE, false),
+  };
 }

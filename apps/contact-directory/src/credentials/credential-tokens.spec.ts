@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { hashToken, isTokenHash, issueApiKey, issueWorkerToken, VISIBLE_PREFIX_LENGTH } from './credential-tokens.js';
+import { hashToken, isTokenHash, issueApiKey, issuePortalUserToken, issueWorkerToken, VISIBLE_PREFIX_LENGTH } from './credential-tokens.js';
 
 const BASE64URL_32_BYTES = /^[A-Za-z0-9_-]{43}$/;
 
@@ -19,6 +19,13 @@ describe('credential tokens', () => {
   it('issues worker tokens as wkt_ + 32 random bytes in base64url', () => {
     const token = issueWorkerToken();
     expect(token.token.startsWith('wkt_')).toBe(true);
+    expect(token.token.slice(4)).toMatch(BASE64URL_32_BYTES);
+    expect(token.tokenHash).toBe(hashToken(token.token));
+  });
+
+  it('issues portal user tokens as put_ + 32 random bytes in base64url', () => {
+    const token = issuePortalUserToken();
+    expect(token.token.startsWith('put_')).toBe(true);
     expect(token.token.slice(4)).toMatch(BASE64URL_32_BYTES);
     expect(token.tokenHash).toBe(hashToken(token.token));
   });

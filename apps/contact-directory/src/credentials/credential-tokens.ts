@@ -6,6 +6,8 @@ export const API_KEY_PREFIX = 'apk_';
 /** A worker's token for the worker app: `wkt_` + 32 random bytes, base64url. */
 export const WORKER_TOKEN_PREFIX = 'wkt_';
 
+/** A portal user's sign-in token: `put_` + 32 random bytes, base64url. */
+export const PORTAL_USER_TOKEN_PREFIX = 'put_';
 const RANDOM_BYTES = 32;
 /** How much of a key is kept in clear (`key_prefix`) so an operator can tell keys apart. */
 export const VISIBLE_PREFIX_LENGTH = 12;
@@ -40,4 +42,8 @@ export function issueApiKey(): IssuedCredential {
 
 export function issueWorkerToken(): IssuedCredential {
   return issue(WORKER_TOKEN_PREFIX);
+}
+
+export function issuePortalUserToken(): IssuedCredential {
+  return issue(PORTAL_USER_TOKEN_PREFIX);
 }

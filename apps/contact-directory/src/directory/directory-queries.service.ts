@@ -1,13 +1,27 @@
-import { Injectable } from '@nestjs/common';
-import type { CredentialVerdict, ResolveOfferAudienceReply } from '@availability/contracts';
+import { Injectable, Logger } from '@nestjs/common';
+import type {
+  CredentialVerdict,
+  ResolveOfferAudienceReply,
+  ResolveOrganisationContactsReply,
+  ResolveWebhookTargetReply,
+} from '@availability/contracts';
+import { SecretBox } from '../company-profile/secret-box.js';
 import { isTokenHash } from '../credentials/credential-tokens.js';
+import { PortalRepository } from '../portal/portal.repository.js';
 import { DirectoryRepository } from './directory.repository.js';
+import { isUuid } from './ids.js';
 import { audienceReply, parseAudienceRequest } from './offer-audience.js';
 
 /** What other services ask the directory over NATS. Malformed requests get a negative answer, never an error. */
 @Injectable()
 export class DirectoryQueries {
-  constructor(private readonly repository: DirectoryRepository) {}
+  private readonly logger = new Logger('DirectoryQueries');
+
+  constructor(
+    private readonly repository: DirectoryRepository,
+    private readonly portal: PortalRepository,
+    private readonly box: SecretBox,
+  ) {}
 
   async verifyCredential(request: unknown): Promise<CredentialVerdict> {
     const tokenHash = (request as { tokenHash?: unknown } | null)?.tokenHash;
@@ -20,5 +34,31 @@ export class DirectoryQueries {
     if (!query.organisationId) return audienceReply(query, false, new Map());
     const { userKnown, names } = await this.repository.resolveAudience(query.organisationId, query.userId ?? null, query.lookup);
     return audienceReply(query, userKnown, names);
+  }
+
+  /**
+   * Where and how to call an organisation: its base URL and signing secrets in clear, newest first
+   * (the replaced one only while its grace period runs). No usable secret means no calls.
+   */
+  async resolveWebhookTarget(request: unknown): Promise<ResolveWebhookTargetReply> {
+    const none: ResolveWebhookTargetReply = { baseUrl: null, secrets: [] };
+    const organisationId = (request as { organisationId?: unknown } | null)?.organisationId;
+    if (!isUuid(organisationId)) return none;
+    const target = await this.portal.webhookTarget(organisationId.toLowerCase());
+    if (!target) return none;
+    const current = this.box.open(target.secretSealed, target.organisationId);
+    if (current === undefined) {
+      this.logger.error(`the webhook secret of organisation ${target.organisationId} does not decrypt (DIRECTORY_SECRET_KEY changed?)`);
+      return none;
+    }
+    const previous = target.previousSecretSealed ? this.box.open(target.previousSecretSealed, target.organisationId) : undefined;
+    return { baseUrl: target.baseUrl, secrets: previous !== undefined && previous !== current ? [current, previous] : [current] };
+  }
+
+  /** The organisation's name and its admins' e-mail addresses (who to tell about its account). */
+  async resolveOrganisationContacts(request: unknown): Promise<ResolveOrganisationContactsReply> {
+    const organisationId = (request as { organisationId?: unknown } | null)?.organisationId;
+    if (!isUuid(organisationId)) return { name: null, adminEmailAddresses: [] };
+    return (await this.portal.organisationContacts(organisationId.toLowerCase())) ?? { name: null, adminEmailAddresses: [] };
   }
 }

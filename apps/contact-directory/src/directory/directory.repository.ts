@@ -31,11 +31,16 @@ export interface NewWorker {
 
 /** The live credential with this hash, whichever kind it is; hashes are unique across both tables in practice (SHA-256). */
 export const VERIFY_CREDENTIAL_SQL = `
-SELECT 'organisation' AS kind, k.organisation_id::text AS "organisationId", k.id::text AS "apiKeyId", NULL AS "workerId"
+SELECT 'organisation' AS kind, k.organisation_id::text AS "organisationId", k.id::text AS "apiKeyId", NULL AS "workerId",
+       NULL AS "userId", NULL AS role
 FROM directory.api_key k WHERE k.key_hash = $1 AND k.revoked_at IS NULL
 UNION ALL
-SELECT 'worker', NULL, NULL, t.worker_id::text
+SELECT 'worker', NULL, NULL, t.worker_id::text, NULL, NULL
 FROM directory.worker_token t WHERE t.token_hash = $1 AND t.revoked_at IS NULL
+UNION ALL
+SELECT 'user', u.organisation_id::text, NULL, NULL, u.id::text, u.role::text
+FROM directory.portal_user_token p JOIN directory.portal_user u ON u.id = p.user_id
+WHERE p.token_hash = $1 AND p.revoked_at IS NULL
 LIMIT 1`;
 
 /**
@@ -53,7 +58,8 @@ FROM (
 ) found`;
 
 /**
- * Every SQL statement contact-directory runs lives here. Ids passed in are already known to be uuids.
+ * The SQL of organisations, users, workers and credentials (the portal features' SQL is in
+ * portal/portal.repository.ts). Ids passed in are already known to be uuids.
  * UPDATE … RETURNING is wrapped in a CTE: TypeORM returns `[rows, count]` for a top-level UPDATE.
  */
 @Injectable()
@@ -65,13 +71,19 @@ export class DirectoryRepository {
   }
 
   async verifyCredential(tokenHash: string): Promise<CredentialVerdict> {
-    const rows: Array<{ kind: 'organisation' | 'worker'; organisationId: string; apiKeyId: string; workerId: string }> =
-      await this.dataSource.query(VERIFY_CREDENTIAL_SQL, [tokenHash]);
+    const rows: Array<{
+      kind: 'organisation' | 'worker' | 'user';
+      organisationId: string;
+      apiKeyId: string;
+      workerId: string;
+      userId: string;
+      role: PortalUserRole;
+    }> = await this.dataSource.query(VERIFY_CREDENTIAL_SQL, [tokenHash]);
     const row = rows[0];
     if (!row) return { kind: 'none' };
-    return row.kind === 'organisation'
-      ? { kind: 'organisation', organisationId: row.organisationId, apiKeyId: row.apiKeyId }
-      : { kind: 'worker', workerId: row.workerId };
+    if (row.kind === 'organisation') return { kind: 'organisation', organisationId: row.organisationId, apiKeyId: row.apiKeyId };
+    if (row.kind === 'user') return { kind: 'user', userId: row.userId, organisationId: row.organisationId, role: row.role };
+    return { kind: 'worker', workerId: row.workerId };
   }
 
   /** `userId` null means "not a uuid": never known. Returns worker id → name for the linked workers. */
@@ -193,6 +205,28 @@ export class DirectoryRepository {
     const rows: Array<{ tokenHash: string }> = await this.dataSource.query(
       `WITH revoked AS (
          UPDATE directory.worker_token SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING token_hash
+       )
+       SELECT token_hash AS "tokenHash" FROM revoked`,
+      [tokenId],
+    );
+    return rows[0]?.tokenHash;
+  }
+
+  /** False when the portal user does not exist. */
+  async insertPortalUserToken(userId: string, token: IssuedCredential): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO directory.portal_user_token (id, user_id, token_hash)
+       SELECT $1, u.id, $3 FROM directory.portal_user u WHERE u.id = $2
+       RETURNING id`,
+      [token.id, userId, token.tokenHash],
+    );
+    return rows.length > 0;
+  }
+
+  async revokePortalUserToken(tokenId: string): Promise<string | undefined> {
+    const rows: Array<{ tokenHash: string }> = await this.dataSource.query(
+      `WITH revoked AS (
+         UPDATE directory.portal_user_token SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING token_hash
        )
        SELECT token_hash AS "tokenHash" FROM revoked`,
       [tokenId],

@@ -1,5 +1,11 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { type CredentialVerdict, DirectoryPattern, type ResolveOfferAudienceReply } from '@availability/contracts';
+import {
+  type CredentialVerdict,
+  DirectoryPattern,
+  type ResolveOfferAudienceReply,
+  type ResolveOrganisationContactsReply,
+  type ResolveWebhookTargetReply,
+} from '@availability/contracts';
 import { RequestReply } from '@availability/messaging';
 import { DirectoryQueries } from '../directory/directory-queries.service.js';
 
@@ -23,6 +29,12 @@ export class DirectoryResponder implements OnApplicationBootstrap {
     );
     this.rpc.serve<unknown, ResolveOfferAudienceReply>(DirectoryPattern.ResolveOfferAudience, RESPONDER_QUEUE, (request) =>
       this.queries.resolveOfferAudience(request),
+    );
+    this.rpc.serve<unknown, ResolveWebhookTargetReply>(DirectoryPattern.ResolveWebhookTarget, RESPONDER_QUEUE, (request) =>
+      this.queries.resolveWebhookTarget(request),
+    );
+    this.rpc.serve<unknown, ResolveOrganisationContactsReply>(DirectoryPattern.ResolveOrganisationContacts, RESPONDER_QUEUE, (request) =>
+      this.queries.resolveOrganisationContacts(request),
     );
   }
 }

@@ -68,3 +68,11 @@ export class WorkerTokenView {
   @ApiProperty({ example: 'wkt_…', description: 'Shown once; only its SHA-256 is stored' })
   token: string;
 }
+
+export class PortalUserTokenView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ example: 'put_…', description: "Portal user's sign-in token (Authorization: Bearer); shown once, only its SHA-256 is stored" })
+  token: string;
+}

@@ -1,0 +1,52 @@
+import { Body, Controller, Delete, Get, HttpCode, Put, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { assertOrganisationAdmin, CurrentPortalUser, type PortalPrincipal, PortalUserGuard } from '../portal/portal-auth.guard.js';
+import { CompanyProfileService, type CompanyProfileView } from './company-profile.service.js';
+
+/** The signed-in user's organisation's company profile: webhook base URL, secret, contact suggestions. */
+@ApiTags('portal: company profile')
+@ApiBearerAuth('portal')
+@ApiResponse({ status: 401, description: 'Missing, invalid or revoked portal token' })
+@Controller('portal/company-profile')
+@UseGuards(PortalUserGuard)
+export class CompanyProfileController {
+  constructor(private readonly profiles: CompanyProfileService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Base URL, whether a secret is set, when saved, rotation state (never the secret)' })
+  get(@CurrentPortalUser() user: PortalPrincipal): Promise<CompanyProfileView> {
+    return this.profiles.profile(user);
+  }
+
+  @Put('webhook')
+  @ApiOperation({
+    summary: 'Save the webhook base URL and secret, after GET {base}/test and a signed GET {base}/test/auth both answer 200',
+  })
+  @ApiResponse({ status: 200, description: 'Saved; the profile (without the secret)' })
+  @ApiResponse({ status: 400, description: 'baseUrl or secret malformed' })
+  @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
+  @ApiResponse({ status: 422, description: 'A check failed; nothing was saved. detail names /test or /test/auth and why' })
+  saveWebhook(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<CompanyProfileView> {
+    assertOrganisationAdmin(user);
+    return this.profiles.saveWebhook(user, body);
+  }
+
+  @Delete('webhook')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove the webhook set-up (no more calls to the organisation; suggestions off)' })
+  @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
+  @ApiResponse({ status: 404, description: 'Nothing was set up' })
+  async deleteWebhook(@CurrentPortalUser() user: PortalPrincipal): Promise<void> {
+    assertOrganisationAdmin(user);
+    await this.profiles.deleteWebhook(user);
+  }
+
+  @Put('suggestions')
+  @ApiOperation({ summary: 'Offer (or stop offering) contact suggestions: {enabled: boolean}; needs a saved base URL' })
+  @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
+  @ApiResponse({ status: 409, description: 'No webhook base URL saved' })
+  setSuggestions(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<CompanyProfileView> {
+    assertOrganisationAdmin(user);
+    return this.profiles.setSuggestions(user, body);
+  }
+}

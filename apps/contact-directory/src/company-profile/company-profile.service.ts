@@ -1,0 +1,128 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { WEBHOOK_TARGET_CHANGED_SUBJECT, type WebhookTargetChangedMessage } from '@availability/contracts';
+import { NATS_CONNECTION, type NatsConnection, RequestReply } from '@availability/messaging';
+import { type FieldErrors, ProblemException } from '@availability/service-core';
+import { ContactDirectoryConfig } from '../config/contact-directory.config.js';
+import type { PortalPrincipal } from '../portal/portal-auth.guard.js';
+import { PortalRepository, type StoredProfile } from '../portal/portal.repository.js';
+import { SuggestionsService } from '../suggestions/suggestions.service.js';
+import { SecretBox } from './secret-box.js';
+import { parseBaseUrl, secretProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
+
+/** What `GET /portal/company-profile` shows. The secret itself is never returned. */
+export interface CompanyProfileView {
+  organisationId: string;
+  baseUrl: string | null;
+  secretSet: boolean;
+  savedAt: string | null;
+  suggestionsEnabled: boolean;
+  rotation: { previousSecretActive: boolean; previousSecretExpiresAt: string | null };
+}
+
+function view(organisationId: string, stored: StoredProfile | undefined, now = new Date()): CompanyProfileView {
+  const previousActive = !!stored?.previousSecretSealed && !!stored.previousSecretUntil && stored.previousSecretUntil > now;
+  return {
+    organisationId,
+    baseUrl: stored?.baseUrl ?? null,
+    secretSet: !!stored,
+    savedAt: stored ? stored.savedAt.toISOString() : null,
+    suggestionsEnabled: stored?.suggestionsEnabled ?? false,
+    rotation: {
+      previousSecretActive: previousActive,
+      previousSecretExpiresAt: previousActive ? (stored?.previousSecretUntil as Date).toISOString() : null,
+    },
+  };
+}
+
+/**
+ * The company profile's webhook set-up (spec 4.2, 5, 7.1): the base URL and secret are saved only
+ * after `GET /test` and `GET /test/auth` (signed with the new secret) both answered 200. The secret
+ * is stored AES-256-GCM encrypted and never returned or logged.
+ */
+@Injectable()
+export class CompanyProfileService {
+  private readonly logger = new Logger('CompanyProfile');
+
+  constructor(
+    private readonly repository: PortalRepository,
+    private readonly box: SecretBox,
+    private readonly checker: WebhookEndpointChecker,
+    private readonly config: ContactDirectoryConfig,
+    private readonly rpc: RequestReply,
+    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
+    private readonly suggestions: SuggestionsService,
+  ) {}
+
+  async profile(user: PortalPrincipal): Promise<CompanyProfileView> {
+    return view(user.organisationId, await this.repository.profile(user.organisationId));
+  }
+
+  async saveWebhook(user: PortalPrincipal, body: unknown): Promise<CompanyProfileView> {
+    const { baseUrl, secret } = this.parse(body);
+    const failure = await this.checker.check(baseUrl, secret);
+    if (failure) {
+      this.logger.log(`webhook set-up of ${user.organisationId} refused: ${failure.call} ${failure.cause}${failure.status ? ` ${failure.status}` : ''}`);
+      throw new ProblemException(
+        422,
+        'webhook-check-failed',
+        `${failure.message}. The base URL and secret were not saved.`,
+        { baseUrl: [failure.message] },
+      );
+    }
+    const saved = await this.repository.transaction(async (manager) => {
+      const existing = await this.repository.profile(user.organisationId, manager, true);
+      const sealed = this.box.seal(secret, user.organisationId);
+      let previous: { sealed: string; graceSeconds: number } | { keep: true } | null = null;
+      if (existing) {
+        const current = this.box.open(existing.secretSealed, user.organisationId);
+        if (current === secret) previous = { keep: true };
+        else if (current !== undefined) previous = { sealed: existing.secretSealed, graceSeconds: this.config.WEBHOOK_SECRET_GRACE_SECONDS };
+      }
+      return this.repository.saveWebhook(manager, user.organisationId, user.userId, baseUrl, sealed, previous);
+    });
+    await this.changed(user.organisationId);
+    return view(user.organisationId, saved);
+  }
+
+  async deleteWebhook(user: PortalPrincipal): Promise<void> {
+    if (!(await this.repository.deleteWebhook(user.organisationId))) throw ProblemException.notFound('The webhook set-up');
+    await this.changed(user.organisationId);
+  }
+
+  async setSuggestions(user: PortalPrincipal, body: unknown): Promise<CompanyProfileView> {
+    const enabled = (body as { enabled?: unknown } | null)?.enabled;
+    if (typeof enabled !== 'boolean') throw ProblemException.field('enabled', 'enabled must be true or false');
+    const updated = await this.repository.setSuggestionsEnabled(user.organisationId, enabled);
+    if (!updated) {
+      throw ProblemException.conflict('webhook-not-set-up', 'Save a webhook base URL on the company profile before offering contact suggestions.');
+    }
+    await this.changed(user.organisationId);
+    return view(user.organisationId, updated);
+  }
+
+  private parse(body: unknown): { baseUrl: string; secret: string } {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw ProblemException.validation({ body: ['must be a JSON object'] }, 'The request body must be a JSON object.');
+    }
+    const { baseUrl: rawUrl, secret } = body as Record<string, unknown>;
+    const errors: FieldErrors = {};
+    const url = parseBaseUrl(rawUrl);
+    if ('error' in url) errors.baseUrl = [url.error];
+    const problem = secretProblem(secret);
+    if (problem) errors.secret = [problem];
+    if (Object.keys(errors).length > 0 || 'error' in url) throw ProblemException.validation(errors);
+    return { baseUrl: url.baseUrl, secret: secret as string };
+  }
+
+  /** Tells services caching the organisation's webhook target (the dispatcher, other instances' provider lists) to drop it now. */
+  private async changed(organisationId: string): Promise<void> {
+    this.suggestions.forgetProviders();
+    const message: WebhookTargetChangedMessage = { organisationId };
+    try {
+      this.rpc.publish(WEBHOOK_TARGET_CHANGED_SUBJECT, message);
+      await this.nats.flush();
+    } catch (error) {
+      this.logger.warn(`webhook-target broadcast failed (cached targets expire on their own): ${(error as Error).message}`);
+    }
+  }
+}

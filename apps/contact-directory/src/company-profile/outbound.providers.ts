@@ -1,0 +1,46 @@
+import { Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { OutboundClient } from '@availability/outbound-http';
+import { addressPolicy, ContactDirectoryConfig, secretKey } from '../config/contact-directory.config.js';
+import { SuggestionFanOut } from '../suggestions/suggestion-fan-out.js';
+import { SecretBox } from './secret-box.js';
+import { WebhookEndpointChecker } from './webhook-endpoint.js';
+
+/** Closes the integrator connection pool when the service stops. */
+@Injectable()
+export class OutboundClientCloser implements OnApplicationShutdown {
+  constructor(private readonly client: OutboundClient) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** The plain classes behind calls to integrators and secret storage, built from configuration. */
+export const outboundProviders: Provider[] = [
+  {
+    provide: OutboundClient,
+    inject: [ContactDirectoryConfig],
+    useFactory: (config: ContactDirectoryConfig) => new OutboundClient({ policy: addressPolicy(config), connectionsPerOrigin: 16 }),
+  },
+  {
+    provide: SecretBox,
+    inject: [ContactDirectoryConfig],
+    useFactory: (config: ContactDirectoryConfig) => new SecretBox(secretKey(config)),
+  },
+  {
+    provide: WebhookEndpointChecker,
+    inject: [OutboundClient, ContactDirectoryConfig],
+    useFactory: (client: OutboundClient, config: ContactDirectoryConfig) => new WebhookEndpointChecker(client, config.WEBHOOK_TEST_TIMEOUT_MS),
+  },
+  {
+    provide: SuggestionFanOut,
+    inject: [OutboundClient, ContactDirectoryConfig],
+    useFactory: (client: OutboundClient, config: ContactDirectoryConfig) =>
+      new SuggestionFanOut(client, {
+        timeoutMs: config.SUGGESTIONS_TIMEOUT_MS,
+        maxReplyBytes: config.SUGGESTIONS_MAX_REPLY_BYTES,
+        maxPerProvider: config.SUGGESTIONS_MAX_PER_PROVIDER,
+      }),
+  },
+  OutboundClientCloser,
+];

@@ -1,0 +1,80 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { OutboundClient } from '@availability/outbound-http';
+import { verifyRequest } from '@availability/webhook-signing';
+import { parseBaseUrl, secretProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
+
+describe('parseBaseUrl', () => {
+  it('normalises http(s) URLs without a trailing slash', () => {
+    expect(parseBaseUrl('https://Hooks.Example.com/acme/')).toEqual({ baseUrl: 'https://hooks.example.com/acme' });
+    expect(parseBaseUrl('http://example.com')).toEqual({ baseUrl: 'http://example.com' });
+  });
+
+  it.each([
+    ['ftp://example.com', /http or https/],
+    ['https://user:pw@example.com', /user name or password/],
+    ['https://example.com/?a=1', /query/],
+    ['https://example.com/#x', /fragment/],
+    [`https://example.com/${'a'.repeat(2000)}`, /2000/],
+    ['not a url', /absolute/],
+    [42, /http/],
+  ])('refuses %s', (raw, message) => {
+    const result = parseBaseUrl(raw);
+    expect('error' in result && result.error).toMatch(message);
+  });
+});
+
+describe('secretProblem', () => {
+  it('wants 16 to 256 visible ASCII characters', () => {
+    expect(secretProblem('a-good-secret-0123')).toBeUndefined();
+    expect(secretProblem('short')).toMatch(/16/);
+    expect(secretProblem('has a space in it ok')).toMatch(/visible ASCII/);
+    expect(secretProblem(undefined)).toMatch(/string/);
+  });
+});
+
+describe('WebhookEndpointChecker', () => {
+  const SECRET = 'checker-secret-0123456789';
+  let server: Server;
+  let base: string;
+  const client = new OutboundClient({ policy: { allowLoopback: true, allowPrivate: false } });
+  const checker = new WebhookEndpointChecker(client, 300);
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const [, mode] = (req.url ?? '').split('/');
+      const path = (req.url ?? '').slice(mode.length + 1);
+      if (mode === 'ok' && path === '/test') return void res.writeHead(200).end();
+      if (mode === 'ok' && path === '/test/auth') {
+        const ok = verifyRequest({ request: req, body: '', secret: SECRET }).ok;
+        return void res.writeHead(ok ? 200 : 401).end();
+      }
+      if (mode === 'redirect') return void res.writeHead(301, { location: 'https://example.com/' }).end();
+      if (mode === 'slow') return void setTimeout(() => res.writeHead(200).end(), 1000);
+      res.writeHead(500).end();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+
+  afterAll(async () => {
+    await client.close();
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('passes when /test answers 200 and /test/auth verifies the signature made with the secret', async () => {
+    expect(await checker.check(`${base}/ok`, SECRET)).toBeUndefined();
+  });
+
+  it('names the failing call and the cause', async () => {
+    expect(await checker.check(`${base}/ok`, 'another-secret-0123456789')).toMatchObject({ call: '/test/auth', cause: 'status', status: 401 });
+    expect(await checker.check(`${base}/fail`, SECRET)).toMatchObject({ call: '/test', status: 500, message: expect.stringMatching(/GET \/test answered HTTP 500/) });
+    expect(await checker.check(`${base}/redirect`, SECRET)).toMatchObject({ call: '/test', cause: 'redirect', message: expect.stringMatching(/redirects are not followed/) });
+    expect(await checker.check(`${base}/slow`, SECRET)).toMatchObject({ call: '/test', cause: 'timeout', message: expect.stringMatching(/timeout/) });
+    const strict = new WebhookEndpointChecker(new OutboundClient({ policy: { allowLoopback: false, allowPrivate: false } }), 300);
+    expect(await strict.check(`${base}/ok`, SECRET)).toMatchObject({ call: '/test', cause: 'forbidden-address', message: expect.stringMatching(/loopback/) });
+  });
+});

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { type OutboundClient, OutboundRequestError } from '@availability/outbound-http';
+import { signRequest } from '@availability/webhook-signing';
+
+export const MAX_BASE_URL_LENGTH = 2000;
+export const MIN_SECRET_LENGTH = 16;
+export const MAX_SECRET_LENGTH = 256;
+/** Visible ASCII only: what libs/webhook-signing accepts as a secret (no whitespace, no newline). */
+const SECRET_PATTERN = /^[\x21-\x7e]+$/;
+
+/** A base URL as stored: http(s), no credentials, query or fragment, no trailing slash. Or why not. */
+export function parseBaseUrl(raw: unknown): { baseUrl: string } | { error: string } {
+  if (typeof raw !== 'string' || raw.trim() === '') return { error: 'baseUrl must be an http or https URL' };
+  if (raw.length > MAX_BASE_URL_LENGTH) return { error: `baseUrl must be at most ${MAX_BASE_URL_LENGTH} characters` };
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return { error: 'baseUrl must be an absolute http or https URL' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: 'baseUrl must use http or https' };
+  if (url.username || url.password) return { error: 'baseUrl must not contain a user name or password' };
+  if (url.search || url.hash || raw.includes('?') || raw.includes('#')) return { error: 'baseUrl must not have a query or fragment' };
+  if (!url.hostname) return { error: 'baseUrl must name a host' };
+  const baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  if (baseUrl.length > MAX_BASE_URL_LENGTH) return { error: `baseUrl must be at most ${MAX_BASE_URL_LENGTH} characters` };
+  return { baseUrl };
+}
+
+/** Why a secret is not usable, or undefined. */
+export function secretProblem(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return 'secret must be a string';
+  if (raw.length < MIN_SECRET_LENGTH || raw.length > MAX_SECRET_LENGTH) {
+    return `secret must be ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters`;
+  }
+  if (!SECRET_PATTERN.test(raw)) return 'secret must contain only visible ASCII characters (no spaces)';
+  return undefined;
+}
+
+/** `{base}{path}` for a stored base URL (which never ends in a slash). */
+export function endpointUrl(baseUrl: string, path: string): string {
+  return `${baseUrl}${path}`;
+}
+
+/** Path and query exactly as undici puts them on the request line (what the receiver verifies). */
+export function requestTarget(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+export type SetUpCall = '/test' | '/test/auth';
+
+export interface EndpointCheckFailure {
+  call: SetUpCall;
+  /** Machine-readable cause: `status`, `redirect` or an OutboundRequestError kind. */
+  cause: string;
+  /** Plain words for the organisation's admin, never containing the secret. */
+  message: string;
+  status?: number;
+}
+
+/** In plain words, why a call did not get a 200. */
+export function describeFailure(call: SetUpCall, error: unknown, timeoutMs: number): EndpointCheckFailure {
+  if (!(error instanceof OutboundRequestError)) return { call, cause: 'network', message: `GET ${call} failed: network error` };
+  const why: Record<string, string> = {
+    timeout: `no answer within ${timeoutMs} ms (timeout)`,
+    refused: 'connection refused',
+    dns: 'the host name does not resolve (DNS)',
+    tls: `TLS failed (${error.message.replace(/^TLS failed: /, '')})`,
+    'forbidden-address': `forbidden address: ${error.message}; the platform does not call private, loopback or link-local addresses`,
+    'invalid-url': `invalid URL: ${error.message}`,
+    network: `network error: ${error.message}`,
+  };
+  return { call, cause: error.kind, message: `GET ${call} failed: ${why[error.kind] ?? error.message}` };
+}
+
+export function describeStatus(call: SetUpCall, status: number): EndpointCheckFailure {
+  if (status >= 300 && status < 400) {
+    return { call, cause: 'redirect', status, message: `GET ${call} answered ${status}, a redirect; redirects are not followed, so use the final address` };
+  }
+  const hint = call === '/test/auth' && (status === 401 || status === 403) ? ' (the service did not accept the signature made with this secret)' : '';
+  return { call, cause: 'status', status, message: `GET ${call} answered HTTP ${status} instead of 200${hint}` };
+}
+
+/**
+ * The company-profile check (spec 5, 7.1): `GET {base}/test` without authentication, then
+ * `GET {base}/test/auth` signed with the new secret. Both must answer 200.
+ */
+export class WebhookEndpointChecker {
+  constructor(
+    private readonly client: OutboundClient,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async check(baseUrl: string, secret: string): Promise<EndpointCheckFailure | undefined> {
+    const test = endpointUrl(baseUrl, '/test');
+    const first = await this.get('/test', test, {});
+    if (first) return first;
+    const auth = endpointUrl(baseUrl, '/test/auth');
+    const headers = signRequest({ secrets: [secret], method: 'GET', pathWithQuery: requestTarget(auth), body: '', webhookId: `test-${randomUUID()}` });
+    return this.get('/test/auth', auth, headers);
+  }
+
+  private async get(call: SetUpCall, url: string, headers: Record<string, string>): Promise<EndpointCheckFailure | undefined> {
+    try {
+      const response = await this.client.send({ url, method: 'GET', headers, timeoutMs: this.timeoutMs, maxResponseBytes: 1024 });
+      return response.status === 200 ? undefined : describeStatus(call, response.status);
+    } catch (error) {
+      return describeFailure(call, error, this.timeoutMs);
+    }
+  }
+}

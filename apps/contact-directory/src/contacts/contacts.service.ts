@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { type ContactAddedEvent, EventSubject } from '@availability/contracts';
+import { appendToOutbox, newEvent, OutboxRelay, outboxMessage } from '@availability/messaging';
+import { ProblemException } from '@availability/service-core';
+import { DIRECTORY_SCHEMA } from '../directory/directory.repository.js';
+import { isUuid } from '../directory/ids.js';
+import { PortalRepository } from '../portal/portal.repository.js';
+
+export interface ContactView {
+  id: string;
+  organisationId: string;
+  organisationName: string;
+  addedAt: string;
+}
+
+/**
+ * A worker's contacts: organisations it shares its availability with. Adding one is idempotent;
+ * only the first addition writes `contacts.added` (outbox, same transaction), which makes the
+ * dispatcher call `GET {base}/contact/new/{workerId}` on that organisation's service.
+ */
+@Injectable()
+export class ContactsService {
+  constructor(
+    private readonly repository: PortalRepository,
+    private readonly relay: OutboxRelay,
+  ) {}
+
+  async add(workerId: string, organisationId: string): Promise<{ contact: { id: string; organisationId: string }; created: boolean }> {
+    if (!isUuid(organisationId)) throw ProblemException.notFound('The organisation');
+    const target = organisationId.toLowerCase();
+    const result = await this.repository.transaction(async (manager) => {
+      const added = await this.repository.addContact(manager, randomUUID(), workerId, target);
+      if (!added.found) throw ProblemException.notFound('The organisation');
+      if (added.created) {
+        const event = newEvent<Pick<ContactAddedEvent, 'contactId' | 'workerId'>>(target, { contactId: added.id as string, workerId });
+        await appendToOutbox(manager, DIRECTORY_SCHEMA, [outboxMessage(EventSubject.ContactAdded, event)]);
+      }
+      return added;
+    });
+    if (result.created) this.relay.wake();
+    return { contact: { id: result.id as string, organisationId: target }, created: result.created };
+  }
+
+  async list(workerId: string): Promise<{ contacts: ContactView[] }> {
+    const rows = await this.repository.contacts(workerId);
+    return { contacts: rows.map((row) => ({ ...row, addedAt: new Date(row.addedAt).toISOString() })) };
+  }
+}

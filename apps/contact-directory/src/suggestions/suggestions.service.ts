@@ -1,0 +1,118 @@
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { WEBHOOK_TARGET_CHANGED_SUBJECT } from '@availability/contracts';
+import { RequestReply } from '@availability/messaging';
+import { ProblemException, TtlCache } from '@availability/service-core';
+import { SecretBox } from '../company-profile/secret-box.js';
+import { isUuid } from '../directory/ids.js';
+import type { PortalPrincipal } from '../portal/portal-auth.guard.js';
+import { PortalRepository, type StoredTarget } from '../portal/portal.repository.js';
+import { SuggestionFanOut, type SuggestionProvider, type SuggestionsResult } from './suggestion-fan-out.js';
+
+export const MAX_FILTER_LENGTH = 200;
+export const MAX_SEARCHED_ORGANISATIONS = 100;
+/**
+ * Searches reuse the list of providers (with decrypted secrets) for this long. Changes on this
+ * instance and WEBHOOK_TARGET_CHANGED broadcasts from others drop it at once, so this only bounds
+ * staleness when a broadcast is lost.
+ */
+export const PROVIDERS_CACHE_MS = 2_000;
+/** A portal user's e-mail address cannot change through our APIs; cached to spare a query per search. */
+export const USER_EMAIL_CACHE_MS = 60_000;
+
+export interface SuggestionsSearch {
+  filter?: string;
+  organisationIds?: string[];
+}
+
+/** Parses the search body by hand: one field error per problem, 400 otherwise. */
+export function parseSearch(body: unknown): SuggestionsSearch {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw ProblemException.validation({ body: ['must be a JSON object'] });
+  const { filter, organisationIds } = body as Record<string, unknown>;
+  const errors: Record<string, string[]> = {};
+  if (filter !== undefined && filter !== null && (typeof filter !== 'string' || filter.length > MAX_FILTER_LENGTH)) {
+    errors.filter = [`filter must be a string of at most ${MAX_FILTER_LENGTH} characters`];
+  }
+  if (organisationIds !== undefined && organisationIds !== null) {
+    if (!Array.isArray(organisationIds) || organisationIds.length > MAX_SEARCHED_ORGANISATIONS) {
+      errors.organisationIds = [`organisationIds must be an array of at most ${MAX_SEARCHED_ORGANISATIONS} organisation ids`];
+    } else {
+      organisationIds.forEach((id, index) => {
+        if (!isUuid(id)) errors[`organisationIds[${index}]`] = ['must be an organisation id (uuid)'];
+      });
+    }
+  }
+  if (Object.keys(errors).length > 0) throw ProblemException.validation(errors);
+  const search: SuggestionsSearch = {};
+  if (typeof filter === 'string' && filter.trim() !== '') search.filter = filter.trim();
+  if (Array.isArray(organisationIds)) search.organisationIds = [...new Set(organisationIds.map((id) => (id as string).toLowerCase()))];
+  return search;
+}
+
+/** The Invites page's contact-suggestion search (spec 1.6, 2.6–2.8; DESIGN 4). */
+@Injectable()
+export class SuggestionsService implements OnApplicationBootstrap {
+  private providerCache?: { until: number; providers: SuggestionProvider[] };
+  private readonly emails = new TtlCache<string, string>(10_000);
+
+  constructor(
+    private readonly repository: PortalRepository,
+    private readonly box: SecretBox,
+    private readonly fanOut: SuggestionFanOut,
+    private readonly rpc: RequestReply,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.rpc.subscribe(WEBHOOK_TARGET_CHANGED_SUBJECT, () => this.forgetProviders());
+  }
+
+  forgetProviders(): void {
+    this.providerCache = undefined;
+  }
+
+  async providers(): Promise<{ providers: Array<{ organisationId: string; name: string }> }> {
+    const rows = await this.repository.suggestionProviders(null);
+    return { providers: rows.map((row) => ({ organisationId: row.organisationId, name: row.name })) };
+  }
+
+  async search(user: PortalPrincipal, body: unknown): Promise<SuggestionsResult> {
+    const search = parseSearch(body);
+    const email = await this.userEmail(user.userId);
+    if (search.organisationIds?.length === 0) return { suggestions: [], providers: [] };
+    const all = await this.allProviders();
+    let providers = all;
+    if (search.organisationIds) {
+      const byId = new Map(all.map((provider) => [provider.organisationId, provider]));
+      providers = search.organisationIds.map(
+        (organisationId) =>
+          byId.get(organisationId) ?? { organisationId, name: null, baseUrl: null, secrets: [], unavailable: 'the organisation does not offer contact suggestions' },
+      );
+    }
+    const request = search.filter === undefined ? { userEmailAddresses: [email] } : { filter: search.filter, userEmailAddresses: [email] };
+    return this.fanOut.search(providers, request);
+  }
+
+  private async userEmail(userId: string): Promise<string> {
+    const cached = this.emails.get(userId);
+    if (cached !== undefined) return cached;
+    const me = await this.repository.portalUser(userId);
+    if (!me) throw ProblemException.unauthorized('The portal user no longer exists.');
+    this.emails.set(userId, me.email, USER_EMAIL_CACHE_MS);
+    return me.email;
+  }
+
+  private async allProviders(): Promise<SuggestionProvider[]> {
+    const cached = this.providerCache;
+    if (cached && cached.until > Date.now()) return cached.providers;
+    const providers = (await this.repository.suggestionProviders(null)).map((row) => this.provider(row));
+    this.providerCache = { until: Date.now() + PROVIDERS_CACHE_MS, providers };
+    return providers;
+  }
+
+  private provider(row: StoredTarget): SuggestionProvider {
+    const current = this.box.open(row.secretSealed, row.organisationId);
+    const previous = row.previousSecretSealed ? this.box.open(row.previousSecretSealed, row.organisationId) : undefined;
+    const secrets = current === undefined ? [] : previous !== undefined && previous !== current ? [current, previous] : [current];
+    return { organisationId: row.organisationId, name: row.name, baseUrl: row.baseUrl, secrets };
+  }
+}
