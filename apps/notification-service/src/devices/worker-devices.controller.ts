@@ -1,0 +1,65 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentWorker, WorkerAuthGuard } from '@availability/auth';
+import { ProblemException } from '@availability/service-core';
+import { maskToken } from '../push/push-transport.js';
+import { type DeviceRow, DevicesRepository } from './devices.repository.js';
+import { RegisterDeviceDto } from './register-device.dto.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface DeviceView {
+  id: string;
+  platform: string;
+  appVersion: string;
+  /** The token is the app's own secret; only a masked form is returned. */
+  token: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function view(device: DeviceRow): DeviceView {
+  return {
+    id: device.id,
+    platform: device.platform,
+    appVersion: device.appVersion,
+    token: maskToken(device.token),
+    createdAt: new Date(device.createdAt).toISOString(),
+    updatedAt: new Date(device.updatedAt).toISOString(),
+  };
+}
+
+/** The worker app registers the devices it runs on, so offers reach them as pushes. */
+@ApiTags('worker app')
+@ApiSecurity('bearer')
+@ApiResponse({ status: 401, description: 'Missing, invalid or revoked worker token' })
+@Controller('worker/devices')
+@UseGuards(WorkerAuthGuard)
+export class WorkerDevicesController {
+  constructor(private readonly devices: DevicesRepository) {}
+
+  @Put()
+  @ApiOperation({ summary: 'Register this device’s FCM token (idempotent; a token registered by another worker moves to me)' })
+  @ApiResponse({ status: 201, description: 'Registered' })
+  @ApiResponse({ status: 200, description: 'Already registered; platform and version updated' })
+  async register(@CurrentWorker() workerId: string, @Body() dto: RegisterDeviceDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<DeviceView> {
+    const { device, created } = await this.devices.upsert(workerId, dto.token, dto.platform, dto.appVersion ?? '');
+    reply.status(created ? 201 : 200);
+    return view(device);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'My registered devices' })
+  async list(@CurrentWorker() workerId: string): Promise<{ devices: DeviceView[] }> {
+    return { devices: (await this.devices.forWorker(workerId)).map(view) };
+  }
+
+  @Delete(':deviceId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Stop pushes to one of my devices (e.g. on sign-out)' })
+  @ApiResponse({ status: 404, description: 'No such device of mine' })
+  async remove(@CurrentWorker() workerId: string, @Param('deviceId') deviceId: string): Promise<void> {
+    if (!UUID.test(deviceId) || !(await this.devices.delete(workerId, deviceId))) throw ProblemException.notFound('The device');
+  }
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from '@jest/globals';
+import { answersDigestEmail, digestJobId, digestWindow, inviteEmail, offerClosedEmail, webhookDisabledEmail } from './email-content.js';
+
+const offer = { offerId: 'o-1', title: 'Night pickers', notifyEmailAddress: 'ops@acme.test' };
+const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 9, 0, s));
+
+describe('digest window', () => {
+  it('puts answers of one window in one job that runs at the window’s end', () => {
+    expect(digestWindow(60_000 * 10 + 5, 60_000)).toEqual({ windowStart: 600_000, sendAt: 660_000 });
+    expect(digestWindow(60_000 * 10 + 59_999, 60_000).windowStart).toBe(600_000);
+    expect(digestWindow(60_000 * 11, 60_000).windowStart).toBe(660_000);
+    expect(digestJobId('o-1', 600_000)).toBe('digest.o-1.600000');
+  });
+});
+
+describe('e-mail composition', () => {
+  it('lists every answer since the last digest, oldest first, with changes of mind', () => {
+    const mail = answersDigestEmail(offer, [
+      { workerId: 'w1', response: 'applied', previousResponse: 'awaiting', respondedAt: at(1) },
+      { workerId: 'w2', workerName: 'Bea', response: 'rejected', previousResponse: 'awaiting', respondedAt: at(2) },
+      { workerId: 'w1', response: 'rejected', previousResponse: 'applied', respondedAt: at(3) },
+    ]);
+    expect(mail.to).toEqual(['ops@acme.test']);
+    expect(mail.subject).toBe('New answers to “Night pickers”: 1 applied, 2 rejected');
+    expect(mail.text.split('\n').filter((l) => l.startsWith('- '))).toEqual([
+      '- Worker w1: applied at 2030-01-01T09:00:01.000Z',
+      '- Bea (w2): rejected at 2030-01-01T09:00:02.000Z',
+      '- Worker w1: rejected (changed from applied) at 2030-01-01T09:00:03.000Z',
+    ]);
+  });
+
+  it('completion names the assigned workers and includes answers not yet sent; withdrawal says everyone was told', () => {
+    const done = offerClosedEmail(offer, { kind: 'completed', successfulWorkerIds: ['w1'], unsuccessfulWorkerIds: ['w2', 'w3'] }, [
+      { workerId: 'w3', response: 'applied', previousResponse: 'awaiting', respondedAt: at(4) },
+    ]);
+    expect(done.subject).toBe('Offer complete: “Night pickers”');
+    expect(done.text).toContain('1 worker(s) were assigned the work; 2 were told they were not selected.');
+    expect(done.text).toContain('- Worker w1');
+    expect(done.text).toContain('Answers since the last e-mail:\n- Worker w3: applied');
+    const gone = offerClosedEmail(offer, { kind: 'withdrawn', workerIds: ['w1', 'w2'] }, []);
+    expect(gone.subject).toBe('Offer withdrawn: “Night pickers”');
+    expect(gone.text).not.toContain('Answers since');
+  });
+
+  it('invitation and webhook notices', () => {
+    const invite = inviteEmail(
+      {
+        eventId: 'e',
+        occurredAt: '',
+        organisationId: 'org',
+        inviteId: 'inv-1',
+        invitedByUserId: 'u',
+        invitedByName: 'Harriet',
+        organisationName: 'Acme',
+        name: 'Ann',
+        emailAddress: 'ann@example.test',
+        suggestedByOrganisationId: null,
+      },
+      'https://app.example/join?src=mail',
+    );
+    expect(invite.to).toEqual(['ann@example.test']);
+    expect(invite.subject).toBe('Harriet invited you to work with Acme');
+    expect(invite.text).toContain('https://app.example/join?src=mail&invite=inv-1');
+    const notice = webhookDisabledEmail(['a@x.test', 'b@x.test'], null, 'https://hooks.example', 'answered 410');
+    expect(notice.to).toEqual(['a@x.test', 'b@x.test']);
+    expect(notice.text).toContain('your service at https://hooks.example');
+  });
+});

@@ -1,0 +1,118 @@
+import type { InviteCreatedEvent } from '@availability/contracts';
+
+export interface MailMessage {
+  to: string[];
+  subject: string;
+  text: string;
+}
+
+export interface OfferSummary {
+  offerId: string;
+  title: string;
+  notifyEmailAddress: string;
+}
+
+export interface AnswerLine {
+  workerId: string;
+  workerName?: string;
+  response: string;
+  previousResponse: string;
+  respondedAt: Date;
+}
+
+/** The digest window an answer at `now` falls in, and when its e-mail goes (the window's end). */
+export function digestWindow(now: number, windowMs: number): { windowStart: number; sendAt: number } {
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  return { windowStart, sendAt: windowStart + windowMs };
+}
+
+/** BullMQ forbids a single `:` in custom ids; one digest job per offer and window. */
+export function digestJobId(offerId: string, windowStart: number): string {
+  return `digest.${offerId}.${windowStart}`;
+}
+
+function who(answer: AnswerLine): string {
+  return answer.workerName ? `${answer.workerName} (${answer.workerId})` : `Worker ${answer.workerId}`;
+}
+
+function answerLines(answers: AnswerLine[]): string[] {
+  return answers.map((answer) => {
+    const changed = answer.previousResponse && answer.previousResponse !== 'awaiting' ? ` (changed from ${answer.previousResponse})` : '';
+    return `- ${who(answer)}: ${answer.response}${changed} at ${answer.respondedAt.toISOString()}`;
+  });
+}
+
+function tally(answers: AnswerLine[]): string {
+  const applied = answers.filter((a) => a.response === 'applied').length;
+  const rejected = answers.filter((a) => a.response === 'rejected').length;
+  return `${applied} applied, ${rejected} rejected`;
+}
+
+/** Answers since the last e-mail, oldest first. */
+export function answersDigestEmail(offer: OfferSummary, answers: AnswerLine[]): MailMessage {
+  return {
+    to: [offer.notifyEmailAddress],
+    subject: `New answers to “${offer.title}”: ${tally(answers)}`,
+    text: [
+      `Workers answered your offer “${offer.title}” (${offer.offerId}):`,
+      '',
+      ...answerLines(answers),
+      '',
+      'You get at most one of these e-mails a minute per offer.',
+    ].join('\n'),
+  };
+}
+
+export type OfferOutcome =
+  | { kind: 'completed'; successfulWorkerIds: string[]; unsuccessfulWorkerIds: string[] }
+  | { kind: 'withdrawn'; workerIds: string[] };
+
+/** The one e-mail when an offer ends, with any answers not yet e-mailed. */
+export function offerClosedEmail(offer: OfferSummary, outcome: OfferOutcome, pending: AnswerLine[]): MailMessage {
+  const lines =
+    outcome.kind === 'completed'
+      ? [
+          `Your offer “${offer.title}” (${offer.offerId}) is complete.`,
+          `${outcome.successfulWorkerIds.length} worker(s) were assigned the work; ${outcome.unsuccessfulWorkerIds.length} were told they were not selected.`,
+          ...(outcome.successfulWorkerIds.length > 0 ? ['', 'Assigned:', ...outcome.successfulWorkerIds.map((id) => `- Worker ${id}`)] : []),
+        ]
+      : [`Your offer “${offer.title}” (${offer.offerId}) was withdrawn.`, `All ${outcome.workerIds.length} worker(s) it was sent to have been told.`];
+  if (pending.length > 0) lines.push('', 'Answers since the last e-mail:', ...answerLines(pending));
+  return {
+    to: [offer.notifyEmailAddress],
+    subject: outcome.kind === 'completed' ? `Offer complete: “${offer.title}”` : `Offer withdrawn: “${offer.title}”`,
+    text: lines.join('\n'),
+  };
+}
+
+export function inviteEmail(event: InviteCreatedEvent, inviteLinkUrl: string): MailMessage {
+  const url = new URL(inviteLinkUrl);
+  url.searchParams.set('invite', event.inviteId);
+  return {
+    to: [event.emailAddress],
+    subject: `${event.invitedByName} invited you to work with ${event.organisationName}`,
+    text: [
+      `Hello ${event.name},`,
+      '',
+      `${event.invitedByName} of ${event.organisationName} invited you to receive offers of work through the Availability Platform.`,
+      '',
+      `Get the app and accept the invitation: ${url.toString()}`,
+      '',
+      'If you did not expect this e-mail, you can ignore it.',
+    ].join('\n'),
+  };
+}
+
+export function webhookDisabledEmail(adminEmailAddresses: string[], organisationName: string | null, baseUrl: string, reason: string): MailMessage {
+  return {
+    to: adminEmailAddresses,
+    subject: 'Webhook calls to your service have been stopped',
+    text: [
+      `The Availability Platform has stopped calling ${organisationName ? `${organisationName}'s` : 'your'} service at ${baseUrl}.`,
+      '',
+      `Reason: ${reason}`,
+      '',
+      'Fix the service, then save its base address again on the company profile in the portal: the platform checks /test and /test/auth and, when both answer 200, starts calling it again.',
+    ].join('\n'),
+  };
+}

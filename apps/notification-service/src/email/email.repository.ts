@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { OfferCreatedEvent, OfferResponseRecordedEvent } from '@availability/contracts';
+import type { AnswerLine } from './email-content.js';
+
+export interface OfferReadModel {
+  offerId: string;
+  organisationId: string;
+  title: string;
+  createdByUserId: string;
+  notifyEmailAddress: string | null;
+  closedAt: Date | null;
+}
+
+const OFFER_COLUMNS = `offer_id AS "offerId", organisation_id AS "organisationId", title, created_by_user_id AS "createdByUserId",
+  notify_email_address AS "notifyEmailAddress", closed_at AS "closedAt"`;
+
+/** The offer read model (from offers.created) and answers waiting to be e-mailed. */
+@Injectable()
+export class EmailRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async recordOffer(event: OfferCreatedEvent): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO notifications.offer (offer_id, organisation_id, title, created_by_user_id, notify_email_address)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (offer_id) DO NOTHING`,
+      [event.offerId, event.organisationId, event.title, event.createdByUserId, event.notifyEmailAddress || null],
+    );
+  }
+
+  async offer(offerId: string): Promise<OfferReadModel | undefined> {
+    const rows: OfferReadModel[] = await this.dataSource.query(`SELECT ${OFFER_COLUMNS} FROM notifications.offer WHERE offer_id = $1`, [offerId]);
+    return rows[0];
+  }
+
+  /** Remembers an answer for the next digest; false if this event was recorded before. */
+  async recordAnswer(event: OfferResponseRecordedEvent): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO notifications.offer_answer (event_id, offer_id, worker_id, response, previous_response, responded_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+      [event.eventId, event.offerId, event.workerId, event.response, event.previousResponse ?? '', event.respondedAt],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Runs `work` with the offer locked and its answers not yet e-mailed (oldest first); when `work`
+   * succeeds they are marked e-mailed in the same transaction. The lock serialises a digest and
+   * the closing e-mail of one offer, so no answer is listed twice.
+   */
+  async withPendingAnswers<T>(
+    offerId: string,
+    work: (offer: OfferReadModel, answers: AnswerLine[]) => Promise<T>,
+    options: { close?: boolean } = {},
+  ): Promise<T | undefined> {
+    return this.dataSource.transaction('READ COMMITTED', async (manager: EntityManager) => {
+      const offers: OfferReadModel[] = await manager.query(`SELECT ${OFFER_COLUMNS} FROM notifications.offer WHERE offer_id = $1 FOR UPDATE`, [offerId]);
+      const offer = offers[0];
+      if (!offer) return undefined;
+      const rows: Array<AnswerLine & { eventId: string }> = await manager.query(
+        `SELECT event_id AS "eventId", worker_id AS "workerId", response, previous_response AS "previousResponse", responded_at AS "respondedAt"
+         FROM notifications.offer_answer WHERE offer_id = $1 AND emailed_at IS NULL ORDER BY responded_at, event_id`,
+        [offerId],
+      );
+      const result = await work(offer, rows);
+      if (rows.length > 0) {
+        await manager.query(`UPDATE notifications.offer_answer SET emailed_at = now() WHERE event_id = ANY($1::uuid[])`, [rows.map((r) => r.eventId)]);
+      }
+      if (options.close) await manager.query(`UPDATE notifications.offer SET closed_at = COALESCE(closed_at, now()) WHERE offer_id = $1`, [offerId]);
+      return result;
+    });
+  }
+}

@@ -1,0 +1,152 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { type Job, UnrecoverableError } from 'bullmq';
+import {
+  DirectoryPattern,
+  type InviteCreatedEvent,
+  type OfferCreatedEvent,
+  type OfferResponseRecordedEvent,
+  type ResolveOrganisationContactsReply,
+  type ResolveOrganisationContactsRequest,
+  type WebhookEndpointDisabledEvent,
+} from '@availability/contracts';
+import { JobQueues, QueueName } from '@availability/jobs';
+import { RequestReply } from '@availability/messaging';
+import { NotificationServiceConfig } from '../config/notification-service.config.js';
+import {
+  answersDigestEmail,
+  digestJobId,
+  digestWindow,
+  inviteEmail,
+  type MailMessage,
+  offerClosedEmail,
+  type OfferOutcome,
+  webhookDisabledEmail,
+} from './email-content.js';
+import { EmailRepository } from './email.repository.js';
+import { isPermanentSmtpFailure, Mailer } from './mailer.js';
+
+type EmailJob =
+  | { kind: 'send'; id: string; message: MailMessage }
+  | { kind: 'digest'; offerId: string }
+  | { kind: 'offer-closed'; offerId: string; eventId: string; outcome: OfferOutcome };
+
+/** The event arrived before the offers.created it depends on; JetStream redelivers it later. */
+export class NotReadyError extends Error {}
+
+/** Deliveries of an event whose offer is still unknown before we stop waiting for offers.created. */
+const MAX_WAIT_DELIVERIES = 6;
+
+/**
+ * E-mail: invitations, answers to an offer's notify address (digested per window), the offer's
+ * completion or withdrawal, and disabled-webhook notices to an organisation's admins. Every e-mail
+ * is a BullMQ job with a deterministic id, so a redelivered event never sends a second one.
+ */
+@Injectable()
+export class EmailService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('EmailService');
+
+  constructor(
+    private readonly config: NotificationServiceConfig,
+    private readonly jobs: JobQueues,
+    private readonly repository: EmailRepository,
+    private readonly mailer: Mailer,
+    private readonly rpc: RequestReply,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.jobs.process<EmailJob>(QueueName.Email, (job) => this.runJob(job), { concurrency: this.config.EMAIL_WORKER_CONCURRENCY });
+  }
+
+  async onInviteCreated(event: InviteCreatedEvent): Promise<void> {
+    await this.enqueue(event.eventId, { kind: 'send', id: event.eventId, message: inviteEmail(event, this.config.INVITE_LINK_URL) });
+  }
+
+  async onOfferCreated(event: OfferCreatedEvent): Promise<void> {
+    await this.repository.recordOffer(event);
+  }
+
+  async onAnswer(event: OfferResponseRecordedEvent, deliveryCount: number): Promise<void> {
+    const offer = await this.knownOffer(event.offerId, deliveryCount);
+    if (!offer?.notifyEmailAddress) return;
+    await this.repository.recordAnswer(event);
+    // Also after a redelivery: the answer may be recorded while its job was never added (crash between).
+    const { windowStart, sendAt } = digestWindow(Date.now(), this.config.EMAIL_DIGEST_WINDOW_MS);
+    await this.enqueue(digestJobId(event.offerId, windowStart), { kind: 'digest', offerId: event.offerId }, Math.max(0, sendAt - Date.now()));
+  }
+
+  async onOfferClosed(event: { eventId: string; offerId: string }, outcome: OfferOutcome, deliveryCount: number): Promise<void> {
+    const offer = await this.knownOffer(event.offerId, deliveryCount);
+    if (!offer?.notifyEmailAddress) return;
+    await this.enqueue(event.eventId, { kind: 'offer-closed', offerId: event.offerId, eventId: event.eventId, outcome });
+  }
+
+  async onWebhookEndpointDisabled(event: WebhookEndpointDisabledEvent): Promise<void> {
+    const contacts = await this.rpc.request<ResolveOrganisationContactsRequest, ResolveOrganisationContactsReply>(
+      DirectoryPattern.ResolveOrganisationContacts,
+      { organisationId: event.organisationId },
+      this.config.DIRECTORY_TIMEOUT_MS,
+    );
+    if (contacts.adminEmailAddresses.length === 0) {
+      this.logger.warn(`organisation ${event.organisationId} has no admin to tell that its webhooks were disabled`);
+      return;
+    }
+    await this.enqueue(event.eventId, {
+      kind: 'send',
+      id: event.eventId,
+      message: webhookDisabledEmail(contacts.adminEmailAddresses, contacts.name, event.baseUrl, event.reason),
+    });
+  }
+
+  async runJob(job: Job<EmailJob>): Promise<void> {
+    try {
+      const data = job.data;
+      switch (data.kind) {
+        case 'send':
+          await this.mailer.send(data.message, data.id);
+          return;
+        case 'digest':
+          await this.repository.withPendingAnswers(data.offerId, async (offer, answers) => {
+            if (answers.length === 0 || !offer.notifyEmailAddress) return;
+            const summary = { offerId: offer.offerId, title: offer.title, notifyEmailAddress: offer.notifyEmailAddress };
+            await this.mailer.send(answersDigestEmail(summary, answers), job.id);
+          });
+          return;
+        case 'offer-closed':
+          await this.repository.withPendingAnswers(
+            data.offerId,
+            async (offer, answers) => {
+              if (!offer.notifyEmailAddress) return;
+              const summary = { offerId: offer.offerId, title: offer.title, notifyEmailAddress: offer.notifyEmailAddress };
+              await this.mailer.send(offerClosedEmail(summary, data.outcome, answers), data.eventId);
+            },
+            { close: true },
+          );
+          return;
+      }
+    } catch (error) {
+      if (isPermanentSmtpFailure(error)) throw new UnrecoverableError(`rejected by the SMTP server: ${(error as Error).message}`);
+      throw error;
+    }
+  }
+
+  private async enqueue(jobId: string, data: EmailJob, delay = 0): Promise<void> {
+    await this.jobs.add(QueueName.Email, data.kind, data, {
+      jobId,
+      delay,
+      attempts: this.config.EMAIL_ATTEMPTS,
+      backoff: { type: 'exponential', delay: this.config.EMAIL_BACKOFF_MS },
+      removeOnComplete: { age: 24 * 3600, count: 10_000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    });
+  }
+
+  private async knownOffer(offerId: string, deliveryCount: number) {
+    const offer = await this.repository.offer(offerId);
+    if (offer) return offer;
+    if (deliveryCount >= MAX_WAIT_DELIVERIES) {
+      this.logger.warn(`offer ${offerId} never became known (no offers.created); no e-mail for it`);
+      return undefined;
+    }
+    throw new NotReadyError(`offer ${offerId} is not known yet`);
+  }
+}

@@ -1,0 +1,133 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { JsMsg } from '@nats-io/jetstream';
+import {
+  EventSubject,
+  type InviteCreatedEvent,
+  type OfferCompletedEvent,
+  type OfferCreatedEvent,
+  type OfferResponseRecordedEvent,
+  type OfferWithdrawnEvent,
+  type WebhookEndpointDisabledEvent,
+} from '@availability/contracts';
+import {
+  DurableConsumer,
+  EVENT_STREAM_READY,
+  JETSTREAM,
+  JETSTREAM_MANAGER,
+  type JetStreamClient,
+  type JetStreamManager,
+  PoisonMessageError,
+} from '@availability/messaging';
+import { NotificationServiceConfig } from '../config/notification-service.config.js';
+import { EmailService } from '../email/email.service.js';
+import { PushService } from '../push/push.service.js';
+
+export const DURABLE_NAME = 'notification-service';
+
+/** Never reorder: each subject's JetStream consumer is named by its position (`notification-service-<n>`). */
+export const CONSUMED_SUBJECTS = [
+  EventSubject.OfferCreated,
+  EventSubject.OfferCompleted,
+  EventSubject.OfferWithdrawn,
+  EventSubject.OfferResponseRecorded,
+  EventSubject.InviteCreated,
+  EventSubject.WebhookEndpointDisabled,
+] as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function requireFields(payload: unknown, fields: Record<string, 'string' | 'uuid' | 'array'>): void {
+  if (typeof payload !== 'object' || payload === null) throw new PoisonMessageError('payload is not an object');
+  const record = payload as Record<string, unknown>;
+  for (const [field, type] of Object.entries(fields)) {
+    const value = record[field];
+    const ok =
+      type === 'array' ? Array.isArray(value) && value.every((v) => typeof v === 'string') : typeof value === 'string' && (type !== 'uuid' || UUID.test(value));
+    if (!ok) throw new PoisonMessageError(`${field} is missing or not a ${type}`);
+  }
+}
+
+/** The service's one durable JetStream consumer: offer, invite and webhook events → pushes and e-mails. */
+@Injectable()
+export class NotificationEventsConsumer implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('NotificationEvents');
+  private consumer?: DurableConsumer;
+
+  constructor(
+    private readonly config: NotificationServiceConfig,
+    @Inject(JETSTREAM) private readonly js: JetStreamClient,
+    @Inject(JETSTREAM_MANAGER) private readonly jsm: JetStreamManager,
+    @Inject(EVENT_STREAM_READY) _streamReady: boolean,
+    private readonly push: PushService,
+    private readonly email: EmailService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.consumer = new DurableConsumer(
+      this.js,
+      this.jsm,
+      {
+        stream: this.config.EVENTS_STREAM,
+        durableName: DURABLE_NAME,
+        filterSubjects: CONSUMED_SUBJECTS.map((subject) => `${this.config.NATS_SUBJECT_PREFIX}${subject}`),
+        concurrency: this.config.EVENT_CONCURRENCY,
+        backoffMs: [500, 2_000, 5_000, 30_000, 120_000, 600_000],
+      },
+      (subject, payload, message) => this.handle(subject.slice(this.config.NATS_SUBJECT_PREFIX.length), payload, message),
+    );
+    await this.consumer.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.consumer?.stop();
+  }
+
+  async handle(subject: string, payload: unknown, message: JsMsg): Promise<void> {
+    const deliveryCount = message.info.deliveryCount;
+    const base = { eventId: 'uuid', organisationId: 'string' } as const;
+    switch (subject) {
+      case EventSubject.OfferCreated: {
+        requireFields(payload, { ...base, offerId: 'uuid', title: 'string', workerIds: 'array' });
+        const event = payload as OfferCreatedEvent;
+        await this.email.onOfferCreated(event);
+        await this.push.fanOut(event, [{ kind: 'offer.created', workerIds: event.workerIds }]);
+        return;
+      }
+      case EventSubject.OfferCompleted: {
+        requireFields(payload, { ...base, offerId: 'uuid', title: 'string', successfulWorkerIds: 'array', unsuccessfulWorkerIds: 'array' });
+        const event = payload as OfferCompletedEvent;
+        await this.push.fanOut(event, [
+          { kind: 'offer.successful', workerIds: event.successfulWorkerIds },
+          { kind: 'offer.unsuccessful', workerIds: event.unsuccessfulWorkerIds },
+        ]);
+        await this.email.onOfferClosed(
+          event,
+          { kind: 'completed', successfulWorkerIds: event.successfulWorkerIds, unsuccessfulWorkerIds: event.unsuccessfulWorkerIds },
+          deliveryCount,
+        );
+        return;
+      }
+      case EventSubject.OfferWithdrawn: {
+        requireFields(payload, { ...base, offerId: 'uuid', title: 'string', workerIds: 'array' });
+        const event = payload as OfferWithdrawnEvent;
+        await this.push.fanOut(event, [{ kind: 'offer.withdrawn', workerIds: event.workerIds }]);
+        await this.email.onOfferClosed(event, { kind: 'withdrawn', workerIds: event.workerIds }, deliveryCount);
+        return;
+      }
+      case EventSubject.OfferResponseRecorded:
+        requireFields(payload, { ...base, offerId: 'uuid', workerId: 'string', response: 'string', respondedAt: 'string' });
+        await this.email.onAnswer(payload as OfferResponseRecordedEvent, deliveryCount);
+        return;
+      case EventSubject.InviteCreated:
+        requireFields(payload, { ...base, inviteId: 'string', emailAddress: 'string', name: 'string' });
+        await this.email.onInviteCreated(payload as InviteCreatedEvent);
+        return;
+      case EventSubject.WebhookEndpointDisabled:
+        requireFields(payload, { ...base, baseUrl: 'string', reason: 'string' });
+        await this.email.onWebhookEndpointDisabled(payload as WebhookEndpointDisabledEvent);
+        return;
+      default:
+        this.logger.warn(`ignoring an event on ${subject}`);
+    }
+  }
+}

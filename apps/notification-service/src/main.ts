@@ -1,0 +1,26 @@
+import 'reflect-metadata';
+import { createHttpService, loadConfig } from '@availability/service-core';
+import { NotificationServiceConfig } from './config/notification-service.config.js';
+import { NotificationServiceModule } from './notification-service.module.js';
+
+/** Device registrations carry tokens of up to 4 KiB; nothing else is large. */
+const BODY_LIMIT_BYTES = 64 * 1024;
+
+export async function startNotificationService(config: NotificationServiceConfig) {
+  const app = await createHttpService(NotificationServiceModule.forRoot(config), {
+    bodyLimit: BODY_LIMIT_BYTES,
+    openApi: {
+      title: 'Availability Platform — Notification service',
+      description: 'Worker devices (FCM tokens) and the worker’s notification list. Pushes and e-mails are sent from events.',
+      version: '1.0',
+    },
+    configureOpenApi: (builder) => builder.addBearerAuth(undefined, 'bearer'),
+  });
+  await app.listen(config.PORT, config.HTTP_HOST);
+  return app;
+}
+
+// Started directly (not imported by a test, benchmark or the dev launcher).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await startNotificationService(loadConfig(NotificationServiceConfig));
+}

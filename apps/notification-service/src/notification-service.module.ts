@@ -1,0 +1,82 @@
+import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown, type Provider, type Type } from '@nestjs/common';
+import { AuthModule } from '@availability/auth';
+import { JobsModule, RedisHealth } from '@availability/jobs';
+import { EventStreamModule, NatsHealth, NatsModule } from '@availability/messaging';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
+import { NotificationServiceConfig } from './config/notification-service.config.js';
+import { DevPushController } from './dev/dev-push.controller.js';
+import { DevicesRepository, NOTIFICATIONS_SCHEMA } from './devices/devices.repository.js';
+import { WorkerDevicesController } from './devices/worker-devices.controller.js';
+import { EmailRepository } from './email/email.repository.js';
+import { EmailService } from './email/email.service.js';
+import { Mailer } from './email/mailer.js';
+import { NotificationEventsConsumer } from './events/notification-events.consumer.js';
+import { CreateNotifications1764000000000 } from './migrations/1764000000000-create-notifications.js';
+import { FcmPushTransport } from './push/fcm.transport.js';
+import { PushRepository } from './push/push.repository.js';
+import { PushService } from './push/push.service.js';
+import { PUSH_TRANSPORT, type PushTransport } from './push/push-transport.js';
+import { RecordingPushTransport } from './push/recording.transport.js';
+import { WorkerNotificationsController } from './push/worker-notifications.controller.js';
+
+export const SERVICE_NAME = 'notification-service';
+
+@Injectable()
+class PushTransportLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(PUSH_TRANSPORT) private readonly transport: PushTransport) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.transport.close?.();
+  }
+}
+
+export function createPushTransport(config: NotificationServiceConfig): PushTransport {
+  if (config.PUSH_TRANSPORT === 'fcm') return FcmPushTransport.fromServiceAccount(config.FCM_SERVICE_ACCOUNT_JSON, config.PUSH_TTL_SECONDS);
+  return new RecordingPushTransport(RecordingPushTransport.parseFailures(config.RECORDING_PUSH_FAILURES));
+}
+
+@Module({})
+export class NotificationServiceModule {
+  static forRoot(config: NotificationServiceConfig, transport: PushTransport = createPushTransport(config)): DynamicModule {
+    const devEndpoints = transport instanceof RecordingPushTransport && config.DEV_ENDPOINTS;
+    const controllers: Array<Type<unknown>> = [WorkerDevicesController, WorkerNotificationsController];
+    const providers: Provider[] = [
+      { provide: NotificationServiceConfig, useValue: config },
+      { provide: PUSH_TRANSPORT, useValue: transport },
+      PushTransportLifecycle,
+      DevicesRepository,
+      PushRepository,
+      PushService,
+      EmailRepository,
+      Mailer,
+      EmailService,
+      NotificationEventsConsumer,
+    ];
+    if (devEndpoints) {
+      controllers.push(DevPushController);
+      providers.push({ provide: RecordingPushTransport, useValue: transport });
+    }
+    return {
+      module: NotificationServiceModule,
+      global: true,
+      imports: [
+        createLoggerModule(SERVICE_NAME, config),
+        DatabaseModule.forRoot(() => ({
+          url: config.DATABASE_URL,
+          schema: NOTIFICATIONS_SCHEMA,
+          migrations: [CreateNotifications1764000000000],
+          poolSize: config.DATABASE_POOL_SIZE,
+          applicationName: SERVICE_NAME,
+        })),
+        NatsModule.forRoot(() => ({ servers: config.NATS_URL, name: SERVICE_NAME, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        JobsModule.forRoot(() => ({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX })),
+        AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
+        HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),
+      ],
+      controllers,
+      providers,
+      exports: [NotificationServiceConfig],
+    };
+  }
+}

@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { PushTarget } from './fan-out.js';
+import type { DevicePlatform, PushKind } from './push-transport.js';
+
+export type DeliveryStatus = 'sending' | 'sent' | 'retrying' | 'failed' | 'token_removed';
+
+export interface DeliveryRecord {
+  eventId: string;
+  workerId: string;
+  deviceId: string;
+  kind: PushKind;
+  offerId: string;
+  status: DeliveryStatus;
+  errorCode: string | null;
+  messageId: string | null;
+}
+
+export interface PendingDevice {
+  deviceId: string;
+  workerId: string;
+  token: string;
+  platform: DevicePlatform;
+}
+
+export interface WorkerNotificationRow {
+  id: number;
+  eventId: string;
+  kind: PushKind;
+  offerId: string;
+  organisationId: string;
+  title: string;
+  body: string;
+  createdAt: Date;
+}
+
+/** The notification log: what each worker was told, and each push to each device. */
+@Injectable()
+export class PushRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** What each worker was told, whether or not they have a device: once per (event, worker). */
+  async recordWorkerNotifications(
+    event: { eventId: string; organisationId: string; offerId: string },
+    rows: Array<{ workerId: string; kind: PushKind; title: string; body: string }>,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await this.dataSource.query(
+      `INSERT INTO notifications.worker_notification (event_id, worker_id, organisation_id, kind, offer_id, title, body)
+       SELECT $1, r.worker_id, $2, r.kind, $3, r.title, r.body
+       FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) AS r(worker_id, kind, title, body)
+       ON CONFLICT (event_id, worker_id) DO NOTHING`,
+      [event.eventId, event.organisationId, event.offerId, rows.map((r) => r.workerId), rows.map((r) => r.kind), rows.map((r) => r.title), rows.map((r) => r.body)],
+    );
+  }
+
+  async workerNotifications(workerId: string, limit: number, before?: number): Promise<WorkerNotificationRow[]> {
+    return this.dataSource.query(
+      `SELECT id, event_id AS "eventId", kind, offer_id AS "offerId", organisation_id AS "organisationId", title, body, created_at AS "createdAt"
+       FROM notifications.worker_notification
+       WHERE worker_id = $1 AND ($2::bigint IS NULL OR id < $2)
+       ORDER BY id DESC LIMIT $3`,
+      [workerId, before ?? null, limit],
+    );
+  }
+
+  /**
+   * Claims the job's devices for this event and returns the ones to send to now: devices that still
+   * belong to the same worker and have no delivery row yet, or one that is `retrying`, or one left
+   * `sending` by an earlier attempt of this same job (it died mid-send). The claim is one atomic
+   * upsert on the unique (event_id, device_id), so two jobs never send one event to one device.
+   */
+  async claimDevices(jobId: string, event: { eventId: string; offerId: string }, targets: PushTarget[]): Promise<PendingDevice[]> {
+    if (targets.length === 0) return [];
+    return this.dataSource.query(
+      `WITH candidates AS (
+         SELECT d.id, d.worker_id, d.token, d.platform, t.kind
+         FROM unnest($2::uuid[], $3::text[], $4::text[]) AS t(device_id, worker_id, kind)
+         JOIN notifications.device d ON d.id = t.device_id AND d.worker_id = t.worker_id
+       ), claimed AS (
+         INSERT INTO notifications.push_delivery AS p (event_id, worker_id, device_id, kind, offer_id, status, claimed_by)
+         SELECT $1, c.worker_id, c.id, c.kind, $5, 'sending', $6 FROM candidates c
+         ON CONFLICT (event_id, device_id) DO UPDATE SET status = 'sending', claimed_by = $6, updated_at = now()
+           WHERE p.status = 'retrying' OR (p.status = 'sending' AND p.claimed_by = $6)
+         RETURNING p.device_id
+       )
+       SELECT c.id AS "deviceId", c.worker_id AS "workerId", c.token, c.platform
+       FROM candidates c JOIN claimed ON claimed.device_id = c.id`,
+      [event.eventId, targets.map((t) => t.d), targets.map((t) => t.w), targets.map((t) => t.k), event.offerId, jobId],
+    );
+  }
+
+  /** Records outcomes; a final outcome is never overwritten (unique per event and device). */
+  async recordDeliveries(records: DeliveryRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.dataSource.query(
+      `INSERT INTO notifications.push_delivery (event_id, worker_id, device_id, kind, offer_id, status, error_code, message_id, sent_at)
+       SELECT r.event_id, r.worker_id, r.device_id, r.kind, r.offer_id, r.status, r.error_code, r.message_id,
+              CASE WHEN r.status = 'sent' THEN now() END
+       FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[])
+         AS r(event_id, worker_id, device_id, kind, offer_id, status, error_code, message_id)
+       ON CONFLICT (event_id, device_id) DO UPDATE
+         SET status = EXCLUDED.status, error_code = EXCLUDED.error_code, message_id = EXCLUDED.message_id,
+             sent_at = EXCLUDED.sent_at, attempts = notifications.push_delivery.attempts + 1, updated_at = now()
+         WHERE notifications.push_delivery.status IN ('sending', 'retrying')`,
+      [
+        records.map((r) => r.eventId),
+        records.map((r) => r.workerId),
+        records.map((r) => r.deviceId),
+        records.map((r) => r.kind),
+        records.map((r) => r.offerId),
+        records.map((r) => r.status),
+        records.map((r) => r.errorCode),
+        records.map((r) => r.messageId),
+      ],
+    );
+  }
+}

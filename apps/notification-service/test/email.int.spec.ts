@@ -1,0 +1,221 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type {
+  InviteCreatedEvent,
+  OfferCompletedEvent,
+  OfferCreatedEvent,
+  OfferResponseRecordedEvent,
+  OfferWithdrawnEvent,
+  WebhookEndpointDisabledEvent,
+} from '@availability/contracts';
+import { DirectoryPattern } from '@availability/contracts';
+import { eventually, freePort, startTestPlatform, type TestPlatform } from '@availability/testing';
+import { envelope, EventPublisher, sleep } from './helpers.js';
+import { SmtpSink } from './smtp-sink.js';
+
+/**
+ * E-mail through a real SMTP server on loopback: invitations, the offer's notify address told of
+ * answers (digested per window) and of completion or withdrawal, and disabled-webhook notices to
+ * the organisation's admins (the directory's answer comes from a small fake responder here).
+ */
+const WINDOW_MS = 2_000;
+let platform: TestPlatform;
+let events: EventPublisher;
+let smtp: SmtpSink;
+const organisationId = randomUUID();
+const contactRequests: unknown[] = [];
+
+beforeAll(async () => {
+  smtp = new SmtpSink();
+  const smtpPort = await freePort();
+  await smtp.listen(smtpPort);
+  platform = await startTestPlatform(['notification-service'], {
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    MAIL_FROM: 'Availability <no-reply@availability.test>',
+    EMAIL_DIGEST_WINDOW_MS: String(WINDOW_MS),
+    EMAIL_BACKOFF_MS: '100',
+    PUSH_TRANSPORT: 'recording',
+  });
+  events = await EventPublisher.connect(platform.events.prefix);
+  // contact-directory's answer to "who are this organisation's admins?", in RequestReply's wire format.
+  events.nc.subscribe(`${platform.events.prefix}${DirectoryPattern.ResolveOrganisationContacts}`, {
+    queue: 'contact-directory',
+    callback: (error, message) => {
+      if (error) return;
+      contactRequests.push(message.json());
+      message.respond(JSON.stringify({ ok: true, result: { name: 'Acme Staffing', adminEmailAddresses: ['boss@acme.test', 'it@acme.test'] } }));
+    },
+  });
+  await events.nc.flush();
+});
+
+afterAll(async () => {
+  await events?.close();
+  await platform?.stop();
+  await smtp?.close();
+});
+
+function offerCreated(notifyEmailAddress: string | null, workerIds: string[], title: string): OfferCreatedEvent {
+  return {
+    ...envelope(organisationId),
+    offerId: randomUUID(),
+    title,
+    createdByUserId: randomUUID(),
+    notifyEmailAddress,
+    events: [{ start: '2030-01-01T22:00:00.000Z', end: '2030-01-02T06:00:00.000Z' }],
+    workerIds,
+  };
+}
+
+function answer(offerId: string, workerId: string, response: 'applied' | 'rejected', previousResponse = 'awaiting'): OfferResponseRecordedEvent {
+  return { ...envelope(organisationId), offerId, workerId, response, previousResponse, respondedAt: new Date().toISOString() };
+}
+
+/** Just after a digest window starts, so a burst of answers falls in one window. */
+async function startOfWindow(): Promise<void> {
+  await sleep(WINDOW_MS - (Date.now() % WINDOW_MS) + 50);
+}
+
+describe('invitation e-mail', () => {
+  it('sends one invitation per invites.created, even when the event is delivered twice', async () => {
+    const address = `ann.${randomBytes(3).toString('hex')}@example.test`;
+    const event: InviteCreatedEvent = {
+      ...envelope(organisationId),
+      inviteId: randomUUID(),
+      invitedByUserId: randomUUID(),
+      invitedByName: 'Harriet Hirer',
+      organisationName: 'Acme Staffing',
+      name: 'Ann Example',
+      emailAddress: address,
+      suggestedByOrganisationId: null,
+    };
+    await events.publish('invites.created', event, `${event.eventId}-a`);
+    await events.publish('invites.created', event, `${event.eventId}-b`);
+    await eventually(() => smtp.to(address).length > 0, 15_000, 'the invitation');
+    await sleep(1_000);
+    const mails = smtp.to(address);
+    expect(mails).toHaveLength(1);
+    expect(mails[0].from).toBe('no-reply@availability.test');
+    expect(mails[0].subject).toBe('Harriet Hirer invited you to work with Acme Staffing');
+    expect(mails[0].text).toContain('Hello Ann Example,');
+    expect(mails[0].text).toContain(`invite=${event.inviteId}`);
+  });
+});
+
+describe("offer notify address", () => {
+  it('digests answers: one e-mail per window listing them, then one on completion', async () => {
+    const notify = `ops.${randomBytes(3).toString('hex')}@acme.test`;
+    const workers = ['worker-a', 'worker-b', 'worker-c', 'worker-d'];
+    const offer = offerCreated(notify, workers, 'Night pickers');
+    await events.publish('offers.created', offer);
+    await sleep(300);
+
+    await startOfWindow();
+    await events.publish('offers.response.recorded', answer(offer.offerId, 'worker-a', 'applied'));
+    await events.publish('offers.response.recorded', answer(offer.offerId, 'worker-b', 'rejected'));
+    await events.publish('offers.response.recorded', answer(offer.offerId, 'worker-c', 'applied'));
+    const redelivered = answer(offer.offerId, 'worker-a', 'rejected', 'applied');
+    await events.publish('offers.response.recorded', redelivered, `${redelivered.eventId}-1`);
+    await events.publish('offers.response.recorded', redelivered, `${redelivered.eventId}-2`);
+
+    await eventually(() => smtp.to(notify).length > 0, 15_000, 'the first digest');
+    await sleep(WINDOW_MS * 1.5);
+    const first = smtp.to(notify);
+    expect(first).toHaveLength(1);
+    expect(first[0].subject).toBe('New answers to “Night pickers”: 2 applied, 2 rejected');
+    const lines = first[0].text.split('\n').filter((line) => line.startsWith('- '));
+    expect(lines).toHaveLength(4);
+    expect(lines.filter((line) => line.includes('worker-a'))).toHaveLength(2);
+    expect(first[0].text).toContain('worker-a: rejected (changed from applied)');
+    expect(first[0].text).toContain('worker-b: rejected');
+    expect(first[0].text).toContain('worker-c: applied');
+
+    // A later answer: its own digest, listing only it, at least a window after the first.
+    await events.publish('offers.response.recorded', answer(offer.offerId, 'worker-d', 'applied'));
+    await eventually(() => smtp.to(notify).length > 1, 15_000, 'the second digest');
+    const second = smtp.to(notify)[1];
+    expect(second.text).toContain('worker-d: applied');
+    expect(second.text).not.toContain('worker-a');
+    expect(second.receivedAt - first[0].receivedAt).toBeGreaterThanOrEqual(WINDOW_MS - 100);
+
+    const completed: OfferCompletedEvent = {
+      ...envelope(organisationId),
+      offerId: offer.offerId,
+      title: offer.title,
+      successfulWorkerIds: ['worker-c'],
+      unsuccessfulWorkerIds: ['worker-a', 'worker-b', 'worker-d'],
+    };
+    await events.publish('offers.completed', completed, `${completed.eventId}-1`);
+    await events.publish('offers.completed', completed, `${completed.eventId}-2`);
+    await eventually(() => smtp.to(notify).length > 2, 15_000, 'the completion e-mail');
+    await sleep(WINDOW_MS * 1.5);
+    const all = smtp.to(notify);
+    expect(all).toHaveLength(3);
+    expect(all[2].subject).toBe('Offer complete: “Night pickers”');
+    expect(all[2].text).toContain('1 worker(s) were assigned the work; 3 were told they were not selected.');
+    expect(all[2].text).toContain('- Worker worker-c');
+  });
+
+  it('answers not yet e-mailed go out with the completion e-mail, not in a separate digest', async () => {
+    const notify = `late.${randomBytes(3).toString('hex')}@acme.test`;
+    const offer = offerCreated(notify, ['worker-x', 'worker-y'], 'Quick close');
+    await events.publish('offers.created', offer);
+    await sleep(300);
+    await startOfWindow();
+    await events.publish('offers.response.recorded', answer(offer.offerId, 'worker-x', 'applied'));
+    await sleep(200);
+    const completed: OfferCompletedEvent = {
+      ...envelope(organisationId),
+      offerId: offer.offerId,
+      title: offer.title,
+      successfulWorkerIds: ['worker-x'],
+      unsuccessfulWorkerIds: ['worker-y'],
+    };
+    await events.publish('offers.completed', completed);
+    await eventually(() => smtp.to(notify).length > 0, 15_000, 'the completion e-mail');
+    await sleep(WINDOW_MS * 2);
+    const mails = smtp.to(notify);
+    expect(mails).toHaveLength(1);
+    expect(mails[0].subject).toBe('Offer complete: “Quick close”');
+    expect(mails[0].text).toContain('Answers since the last e-mail:');
+    expect(mails[0].text).toContain('worker-x: applied');
+  });
+
+  it('withdrawal: one e-mail; an offer without a notify address e-mails nobody', async () => {
+    const notify = `wd.${randomBytes(3).toString('hex')}@acme.test`;
+    const offer = offerCreated(notify, ['worker-1', 'worker-2'], 'Withdrawn shift');
+    const silent = offerCreated(null, ['worker-1'], 'Silent offer');
+    await events.publish('offers.created', offer);
+    await events.publish('offers.created', silent);
+    await sleep(300);
+    await events.publish('offers.response.recorded', answer(silent.offerId, 'worker-1', 'applied'));
+    const withdrawn: OfferWithdrawnEvent = { ...envelope(organisationId), offerId: offer.offerId, title: offer.title, workerIds: offer.workerIds };
+    const silentWithdrawn: OfferWithdrawnEvent = { ...envelope(organisationId), offerId: silent.offerId, title: silent.title, workerIds: silent.workerIds };
+    await events.publish('offers.withdrawn', withdrawn);
+    await events.publish('offers.withdrawn', silentWithdrawn);
+    await eventually(() => smtp.to(notify).length > 0, 15_000, 'the withdrawal e-mail');
+    await sleep(WINDOW_MS * 1.5);
+    expect(smtp.to(notify)).toHaveLength(1);
+    expect(smtp.to(notify)[0].subject).toBe('Offer withdrawn: “Withdrawn shift”');
+    expect(smtp.to(notify)[0].text).toContain('All 2 worker(s) it was sent to have been told.');
+    expect(smtp.mails.filter((mail) => mail.text.includes(silent.offerId))).toEqual([]);
+  });
+});
+
+describe('webhook endpoint disabled', () => {
+  it("e-mails the organisation's admins, as the directory names them", async () => {
+    const event: WebhookEndpointDisabledEvent = {
+      ...envelope(randomUUID()),
+      baseUrl: 'https://integrator.example/hooks',
+      reason: 'answered 410 Gone',
+    };
+    await events.publish('webhooks.endpoint.disabled', event);
+    await eventually(() => smtp.mails.some((mail) => mail.text.includes('https://integrator.example/hooks')), 15_000, 'the notice');
+    const notices = smtp.mails.filter((mail) => mail.text.includes('https://integrator.example/hooks'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0].to.sort()).toEqual(['boss@acme.test', 'it@acme.test']);
+    expect(notices[0].text).toContain('answered 410 Gone');
+    expect(notices[0].text).toContain("Acme Staffing's service");
+    expect(contactRequests).toContainEqual({ organisationId: event.organisationId });
+  });
+});

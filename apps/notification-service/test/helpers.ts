@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { TEST_NATS_URL } from '@availability/testing';
+
+/** Publishes events to a test namespace's stream exactly as the services' outbox relays do. */
+export class EventPublisher {
+  private constructor(
+    readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly prefix: string,
+  ) {}
+
+  static async connect(prefix: string): Promise<EventPublisher> {
+    const nc = await connect({ servers: TEST_NATS_URL });
+    return new EventPublisher(nc, jetstream(nc), prefix);
+  }
+
+  /** `msgId` defaults to the eventId; give another to get past JetStream's de-duplication (a true redelivery). */
+  async publish(subject: string, payload: { eventId: string }, msgId: string = payload.eventId): Promise<void> {
+    await this.js.publish(`${this.prefix}${subject}`, JSON.stringify(payload), { msgID: msgId });
+  }
+
+  async close(): Promise<void> {
+    await this.nc.close();
+  }
+}
+
+export function envelope(organisationId: string) {
+  return { eventId: randomUUID(), occurredAt: new Date().toISOString(), organisationId };
+}
+
+export async function sleep(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export interface HttpResult<T = unknown> {
+  status: number;
+  json: T;
+}
+
+export async function call<T = unknown>(baseUrl: string, method: string, path: string, token?: string, body?: unknown): Promise<HttpResult<T>> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, json: (text ? JSON.parse(text) : undefined) as T };
+}

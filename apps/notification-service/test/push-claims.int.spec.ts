@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import { createDataSource, migrate } from '@availability/service-core';
+import { createTestDatabase, type TestDatabase } from '@availability/testing';
+import { DevicesRepository, NOTIFICATIONS_SCHEMA } from '../src/devices/devices.repository.js';
+import { CreateNotifications1764000000000 } from '../src/migrations/1764000000000-create-notifications.js';
+import type { PushTarget } from '../src/push/fan-out.js';
+import { PushRepository } from '../src/push/push.repository.js';
+
+/** The (event, device) claim on real PostgreSQL: two jobs never both get a device for one event. */
+let database: TestDatabase;
+let dataSource: DataSource;
+let push: PushRepository;
+let targets: PushTarget[];
+const event = { eventId: '5b0c3a59-7d5e-4c1a-9f3e-2a1b0c9d8e7f', offerId: '0e4f1c2d-3b4a-4c5d-8e6f-7a8b9c0d1e2f' };
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dataSource = await createDataSource({
+    url: database.url,
+    schema: NOTIFICATIONS_SCHEMA,
+    migrations: [CreateNotifications1764000000000],
+    poolSize: 6,
+    applicationName: 'push-claims-spec',
+  }).initialize();
+  await migrate(dataSource, NOTIFICATIONS_SCHEMA);
+  const devices = new DevicesRepository(dataSource);
+  push = new PushRepository(dataSource);
+  targets = [];
+  for (let i = 0; i < 40; i++) {
+    const { device } = await devices.upsert(`worker-${i % 10}`, `token-${i}-abcdefghijklmnop`, 'android', '1');
+    targets.push({ d: device.id, w: device.workerId, k: 'offer.created' });
+  }
+});
+
+afterAll(async () => {
+  await dataSource?.destroy();
+  await database?.drop();
+});
+
+describe('push delivery claims', () => {
+  it('concurrent jobs with overlapping devices split them, never share one', async () => {
+    const claims = await Promise.all(['job-a', 'job-b', 'job-c'].map((jobId) => push.claimDevices(jobId, event, targets)));
+    const ids = claims.flat().map((d) => d.deviceId);
+    expect(ids).toHaveLength(40);
+    expect(new Set(ids).size).toBe(40);
+
+    // A new attempt of the same job takes back what it held (it died mid-send); other jobs get nothing.
+    const [a] = claims;
+    expect((await push.claimDevices('job-a', event, targets)).map((d) => d.deviceId).sort()).toEqual(a.map((d) => d.deviceId).sort());
+    expect(await push.claimDevices('job-z', event, targets)).toEqual([]);
+
+    // Sent is final for everyone; retrying is free to claim again.
+    await push.recordDeliveries(
+      claims.flat().map((d, i) => ({
+        eventId: event.eventId,
+        workerId: d.workerId,
+        deviceId: d.deviceId,
+        kind: 'offer.created',
+        offerId: event.offerId,
+        status: i === 0 ? 'retrying' : 'sent',
+        errorCode: i === 0 ? 'messaging/server-unavailable' : null,
+        messageId: null,
+      })),
+    );
+    const again = await push.claimDevices('job-a', event, targets);
+    expect(again.map((d) => d.deviceId)).toEqual([claims.flat()[0].deviceId]);
+  });
+});
