@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PLATFORM_SERVICES, type PlatformService } from './platform.js';
+import { startMailCatcher } from './mail-catcher.js';
+import { MAIL_CATCHER_PORT, PLATFORM_SERVICES, type PlatformService } from './platform.js';
 
 /**
  * Starts the whole platform locally, each service as its own process (as deployed), against the
@@ -59,6 +60,8 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
 try {
+  await startMailCatcher(MAIL_CATCHER_PORT, (line) => console.log(`[mail] ${line}`));
+  console.log(`✔ ${'mail catcher'.padEnd(20)} smtp://127.0.0.1:${MAIL_CATCHER_PORT} — development e-mail is printed here`);
   for (const service of PLATFORM_SERVICES) await startService(service);
   console.log('The platform is up. Seed an organisation with `npm run cli -- seed`. Ctrl-C stops everything.');
 } catch (error) {

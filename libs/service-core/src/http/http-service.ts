@@ -1,13 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
-import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { requestIdFor } from '../logging/logging.js';
 import { ApiVersionGuard } from './api-version.guard.js';
-import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
+import { ProblemExceptionFilter } from './problem.filter.js';
 import { BodyValidationPipe } from './validation.js';
 
 export interface HttpServiceOptions {
@@ -40,9 +39,6 @@ export async function createHttpService(module: Type<unknown> | DynamicModule, o
   const fastify = app.getHttpAdapter().getInstance();
   // Our APIs speak JSON only; any other body is a 415 problem rather than a string reaching a handler.
   fastify.removeContentTypeParser(['text/plain']);
-  // Errors raised by Fastify before Nest routing (bad JSON, body too large) also become problems.
-  const logger = new NestLogger('http');
-  fastify.setErrorHandler((error, request, reply) => sendProblem(reply, error, logger, request));
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
