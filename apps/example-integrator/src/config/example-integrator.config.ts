@@ -1,0 +1,47 @@
+import { IsInt, IsNotEmpty, IsOptional, IsString, Max, Min } from 'class-validator';
+import { ServiceConfig } from '@availability/service-core';
+
+/** Settings of the reference integrator. Only INTEGRATOR_SECRET matters in a real deployment. */
+export class ExampleIntegratorConfig extends ServiceConfig {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3004;
+
+  /**
+   * The secret entered with the base URL on the platform's company profile. Comma-separated to
+   * accept two while you roll your own configuration over (the platform signs with both during a rotation).
+   */
+  @IsString()
+  @IsNotEmpty()
+  INTEGRATOR_SECRET = 'dev-integrator-secret';
+
+  /** JSON file with the contacts offered as suggestions (array of spec 2.7 objects, optional `knownBy`). */
+  @IsOptional()
+  @IsString()
+  INTEGRATOR_CONTACTS_FILE = '';
+
+  /** The same as inline JSON; wins over the file. */
+  @IsOptional()
+  @IsString()
+  INTEGRATOR_CONTACTS = '';
+
+  /** How many webhook-ids are remembered for de-duplication. */
+  @IsInt()
+  @Min(1)
+  INTEGRATOR_DEDUP_CAPACITY = 100_000;
+
+  /** How many received webhooks `GET /received` keeps (oldest dropped first). */
+  @IsInt()
+  @Min(1)
+  INTEGRATOR_RECEIVED_CAPACITY = 100_000;
+
+  /** Largest clock difference accepted in a signature's timestamp. */
+  @IsInt()
+  @Min(0)
+  INTEGRATOR_TOLERANCE_SECONDS = 300;
+}
+
+export function integratorSecrets(config: ExampleIntegratorConfig): string[] {
+  return config.INTEGRATOR_SECRET.split(',').map((secret) => secret.trim()).filter((secret) => secret !== '');
+}

@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+import { createHttpService, loadConfig } from '@availability/service-core';
+import { ExampleIntegratorConfig } from './config/example-integrator.config.js';
+import { ExampleIntegratorModule } from './example-integrator.module.js';
+import { captureRawBodies } from './webhooks/raw-body.js';
+
+const BODY_LIMIT_BYTES = 256 * 1024;
+
+export async function startExampleIntegrator(config: ExampleIntegratorConfig) {
+  const app = await createHttpService(ExampleIntegratorModule.forRoot(config), {
+    bodyLimit: BODY_LIMIT_BYTES,
+    openApi: {
+      title: 'Example integrator',
+      description: 'A reference implementation of the endpoints an integrator serves to the Availability Platform (spec 4.2).',
+      version: '1.0',
+    },
+  });
+  // Signatures cover the raw bytes: keep them before the JSON parser runs.
+  captureRawBodies(app.getHttpAdapter().getInstance(), BODY_LIMIT_BYTES);
+  await app.listen(config.PORT, config.HTTP_HOST);
+  return app;
+}
+
+// Started directly (not imported by a test or the dev launcher).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await startExampleIntegrator(loadConfig(ExampleIntegratorConfig));
+}

@@ -1,0 +1,29 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/** The request body exactly as received: signatures cover these bytes, never re-serialised JSON. */
+export function rawBodyOf(request: FastifyRequest): Buffer {
+  return (request as FastifyRequest & { rawBody?: Buffer }).rawBody ?? Buffer.alloc(0);
+}
+
+/**
+ * Keeps a copy of every request body's raw bytes on `request.rawBody` before any parser sees it,
+ * and hands the parsers an identical stream. Works with whatever parsers the app has (Nest's JSON
+ * parser included), which is why it is a `preParsing` hook rather than a content-type parser.
+ */
+export function captureRawBodies(fastify: FastifyInstance, bodyLimit: number): void {
+  fastify.addHook('preParsing', async (request, _reply, payload) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of payload) {
+      size += (chunk as Buffer).length;
+      if (size > bodyLimit) throw Object.assign(new Error('Request body is too large'), { statusCode: 413 });
+      chunks.push(chunk as Buffer);
+    }
+    const raw = Buffer.concat(chunks);
+    (request as FastifyRequest & { rawBody?: Buffer }).rawBody = raw;
+    const copy = Readable.from([raw]) as Readable & { receivedEncodedLength?: number };
+    copy.receivedEncodedLength = raw.length;
+    return copy;
+  });
+}

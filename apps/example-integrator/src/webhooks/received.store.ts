@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { ExampleIntegratorConfig } from '../config/example-integrator.config.js';
+
+export interface ReceivedWebhook {
+  webhookId: string;
+  method: string;
+  path: string;
+  /** The raw body as text ('' for none). */
+  body: string;
+  receivedAt: string;
+}
+
+/**
+ * What the integrator has received, de-duplicated by `webhook-id`: the platform delivers at least
+ * once and keeps the id across retries, so a repeat is acknowledged (2xx, or it would be retried)
+ * but not acted on twice. A real integrator keeps the ids in its database; memory is enough here.
+ */
+@Injectable()
+export class ReceivedStore {
+  private readonly seen = new Map<string, true>();
+  private readonly received: ReceivedWebhook[] = [];
+  private duplicates = 0;
+
+  constructor(private readonly config: ExampleIntegratorConfig) {}
+
+  /** True when this webhook-id is new (and records it); false for a repeat. */
+  record(webhook: ReceivedWebhook): boolean {
+    if (this.seen.has(webhook.webhookId)) {
+      // Refresh its place in the LRU order.
+      this.seen.delete(webhook.webhookId);
+      this.seen.set(webhook.webhookId, true);
+      this.duplicates += 1;
+      return false;
+    }
+    this.seen.set(webhook.webhookId, true);
+    if (this.seen.size > this.config.INTEGRATOR_DEDUP_CAPACITY) this.seen.delete(this.seen.keys().next().value as string);
+    this.received.push(webhook);
+    if (this.received.length > this.config.INTEGRATOR_RECEIVED_CAPACITY) this.received.shift();
+    return true;
+  }
+
+  list(): { count: number; duplicates: number; items: ReceivedWebhook[] } {
+    return { count: this.received.length, duplicates: this.duplicates, items: [...this.received] };
+  }
+
+  clear(): void {
+    this.seen.clear();
+    this.received.length = 0;
+    this.duplicates = 0;
+  }
+}

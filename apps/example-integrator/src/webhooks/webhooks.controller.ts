@@ -1,0 +1,90 @@
+import { Controller, Delete, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { ProblemException } from '@availability/service-core';
+import { ExampleIntegratorConfig } from '../config/example-integrator.config.js';
+import { type ContactSuggestion, loadContacts, parseSuggestionRequest, type SeededContact, suggest } from '../contacts/contacts.js';
+import { rawBodyOf } from './raw-body.js';
+import { ReceivedStore } from './received.store.js';
+import { SignatureGuard } from './signature.guard.js';
+
+/**
+ * The endpoints an integrator implements (spec 4.2). Every one but `GET /test` checks the platform's
+ * signature first (SignatureGuard), then acts on the raw body it verified.
+ */
+@ApiTags('integrator endpoints (spec 4.2)')
+@Controller()
+export class WebhooksController {
+  private readonly contacts: SeededContact[];
+
+  constructor(
+    private readonly received: ReceivedStore,
+    config: ExampleIntegratorConfig,
+  ) {
+    this.contacts = loadContacts(config.INTEGRATOR_CONTACTS, config.INTEGRATOR_CONTACTS_FILE);
+  }
+
+  @Get('test')
+  @ApiOperation({ summary: 'The service is up (no authentication, spec 5.1)' })
+  test(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  @Get('test/auth')
+  @UseGuards(SignatureGuard)
+  @ApiOperation({ summary: '200 only when the signature verifies with our secret (spec 5.2, 5.3)' })
+  @ApiResponse({ status: 401, description: 'Signature missing, wrong or stale' })
+  testAuth(): { status: string } {
+    return { status: 'authenticated' };
+  }
+
+  @Post('offer/response')
+  @HttpCode(200)
+  @UseGuards(SignatureGuard)
+  @ApiOperation({ summary: 'Worker Offer Response: a worker applied to or rejected an offer' })
+  offerResponse(@Req() request: FastifyRequest): { received: boolean } {
+    return { received: this.record(request) };
+  }
+
+  @Get('contact/new/:workerId')
+  @UseGuards(SignatureGuard)
+  @ApiOperation({ summary: 'Worker Added Contact: a worker added us as a contact to share availability with' })
+  contactNew(@Param('workerId') _workerId: string, @Req() request: FastifyRequest): { received: boolean } {
+    return { received: this.record(request) };
+  }
+
+  @Post('contact-suggestions')
+  @HttpCode(200)
+  @UseGuards(SignatureGuard)
+  @ApiOperation({ summary: 'Contact suggestions for a hirer (spec 2.6 in, 2.7 out)' })
+  contactSuggestions(@Req() request: FastifyRequest): ContactSuggestion[] {
+    const parsed = parseSuggestionRequest(rawBodyOf(request).toString('utf8'));
+    if (typeof parsed === 'string') throw ProblemException.field('body', parsed);
+    return suggest(this.contacts, parsed);
+  }
+
+  /** For demos and tests: what has been received so far (not part of the spec; a real integrator has no such route). */
+  @Get('received')
+  @ApiOperation({ summary: 'Webhooks received (unique by webhook-id) and how many repeats were ignored' })
+  list() {
+    return this.received.list();
+  }
+
+  @Delete('received')
+  @HttpCode(204)
+  clear(): void {
+    this.received.clear();
+  }
+
+  /** Records a verified webhook once per webhook-id; a repeat is acknowledged but not acted on again. */
+  private record(request: FastifyRequest): boolean {
+    const webhookId = request.headers['webhook-id'];
+    return this.received.record({
+      webhookId: typeof webhookId === 'string' ? webhookId : `no-id:${Date.now()}:${Math.random()}`,
+      method: request.method,
+      path: request.raw.url ?? request.url,
+      body: rawBodyOf(request).toString('utf8'),
+      receivedAt: new Date().toISOString(),
+    });
+  }
+}

@@ -1,0 +1,251 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { Agent, request } from 'undici';
+import { DirectoryPattern, EventSubject } from '@availability/contracts';
+import { ensureEventStream } from '@availability/messaging';
+import { createTestDatabase, createTestEventNamespace, freePort, ServiceProcess, TEST_NATS_URL } from '@availability/testing';
+
+export interface DispatcherBenchOptions {
+  /** Events for the throughput run. */
+  throughputEvents: number;
+  /** Events per second and seconds for the latency run. */
+  latencyRate: number;
+  latencySeconds: number;
+  /** Seconds of each isolation run (healthy alone, healthy next to a hanging endpoint). */
+  isolationSeconds: number;
+  /** Worker concurrency of the dispatcher, and of the bare undici loop. */
+  concurrency: number;
+}
+
+export interface Report {
+  throughput: { events: number; seconds: number; perSecond: number };
+  latency: { rate: number; events: number; p50Ms: number; p99Ms: number; maxMs: number };
+  isolation: { healthyAlonePerSecond: number; healthyWithHangingPerSecond: number; dropPercent: number };
+  baseline: { bareUndiciPerSecond: number; ratio: number };
+  targets: Array<{ name: string; pass: boolean; detail: string }>;
+}
+
+export const DEFAULT_OPTIONS: DispatcherBenchOptions = {
+  throughputEvents: 15_000,
+  latencyRate: 200,
+  latencySeconds: 10,
+  isolationSeconds: 8,
+  concurrency: 256,
+};
+
+/** A local integrator answering 200 at once (or never, under /hang), recording when each webhook arrived. */
+class Receiver {
+  readonly arrivals = new Map<string, number>();
+  count = 0;
+  readonly server: Server;
+  constructor() {
+    this.server = createServer((req, res) => {
+      if (req.url?.startsWith('/hang')) {
+        req.resume();
+        return; // never answers: the dispatcher's timeout ends it
+      }
+      const id = req.headers['webhook-id'];
+      req.resume();
+      req.on('end', () => {
+        if (typeof id === 'string' && !this.arrivals.has(id)) this.arrivals.set(id, performance.now());
+        this.count += 1;
+        res.writeHead(200).end();
+      });
+    });
+    this.server.keepAliveTimeout = 60_000;
+  }
+  get port(): number {
+    return (this.server.address() as { port: number }).port;
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/**
+ * Measures webhook-dispatcher as a process against real PostgreSQL, Redis and NATS, delivering to a
+ * local receiver: sustained throughput, publish→receive latency at a fixed rate, isolation from a
+ * hanging endpoint, and a bare undici POST loop to the same receiver as the ceiling.
+ */
+export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOptions> = {}): Promise<Report> {
+  const o = { ...DEFAULT_OPTIONS, ...options };
+  const database = await createTestDatabase();
+  const events = await createTestEventNamespace();
+  const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
+  await ensureEventStream(await jetstreamManager(nc), { name: events.stream, subjectPrefix: events.prefix });
+  const js: JetStreamClient = jetstream(nc);
+  const receiver = new Receiver();
+  receiver.server.listen(0, '127.0.0.1');
+  await once(receiver.server, 'listening');
+  const base = `http://127.0.0.1:${receiver.port}`;
+  const targets = new Map<string, string>();
+  nc.subscribe(`${events.prefix}${DirectoryPattern.ResolveWebhookTarget}`, {
+    queue: 'contact-directory',
+    callback: (_error, message) => {
+      const { organisationId } = message.json<{ organisationId: string }>();
+      message.respond(JSON.stringify({ ok: true, result: { baseUrl: targets.get(organisationId) ?? null, secrets: ['bench-secret'] } }));
+    },
+  });
+  const dispatcher = await ServiceProcess.start({
+    app: 'webhook-dispatcher',
+    port: await freePort(),
+    env: {
+      ...events.env,
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'warn',
+      HTTP_REQUEST_LOGS: 'false',
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      WEBHOOK_CONCURRENCY: String(o.concurrency),
+      WEBHOOK_ENDPOINT_CONCURRENCY: '64',
+      WEBHOOK_TIMEOUT_MS: '2000',
+    },
+    startTimeoutMs: 60_000,
+  });
+
+  const org = (path: string) => {
+    const id = randomUUID();
+    targets.set(id, `${base}/${path}`);
+    return id;
+  };
+  const published = new Map<string, number>();
+  const publish = async (organisationId: string): Promise<string> => {
+    const eventId = randomUUID();
+    const at = new Date().toISOString();
+    const payload = { eventId, occurredAt: at, organisationId, offerId: randomUUID(), workerId: 'w1', response: 'applied', previousResponse: 'awaiting', respondedAt: at };
+    const h = natsHeaders();
+    h.set('Nats-Msg-Id', eventId);
+    const webhookId = `${eventId}:${organisationId}`;
+    published.set(webhookId, performance.now());
+    await js.publish(`${events.prefix}${EventSubject.OfferResponseRecorded}`, JSON.stringify(payload), { headers: h });
+    return webhookId;
+  };
+  const publishMany = async (organisationIds: string[]) => {
+    const ids: string[] = [];
+    for (let i = 0; i < organisationIds.length; i += 200) ids.push(...(await Promise.all(organisationIds.slice(i, i + 200).map(publish))));
+    return ids;
+  };
+  const waitFor = async (ids: string[], timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && !ids.every((id) => receiver.arrivals.has(id))) await sleep(20);
+  };
+
+  try {
+    // Warm-up: connections, caches, JIT.
+    const warm = org('warm');
+    await waitFor(await publishMany(Array.from({ length: 1_000 }, () => warm)), 30_000);
+
+    // 1. Throughput: a burst to one endpoint, counted from the first to the last arrival.
+    const fast = org('fast');
+    const ids = await publishMany(Array.from({ length: o.throughputEvents }, () => fast));
+    await waitFor(ids, 120_000);
+    const times = ids.map((id) => receiver.arrivals.get(id)).filter((t): t is number => t !== undefined);
+    const firstPublished = Math.min(...ids.map((id) => published.get(id) as number));
+    const seconds = (Math.max(...times) - firstPublished) / 1000;
+    const throughput = { events: times.length, seconds: round(seconds), perSecond: Math.round(times.length / seconds) };
+
+    // 2. Latency at a fixed rate.
+    const paced = org('paced');
+    const pacedIds: string[] = [];
+    const total = o.latencyRate * o.latencySeconds;
+    const start = performance.now();
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / o.latencyRate;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      void publish(paced).then((id) => pacedIds.push(id));
+    }
+    await sleep(200);
+    await waitFor(pacedIds, 30_000);
+    const latencies = pacedIds.map((id) => (receiver.arrivals.get(id) ?? Infinity) - (published.get(id) as number)).sort((a, b) => a - b);
+    const latency = { rate: o.latencyRate, events: latencies.length, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), maxMs: round(latencies[latencies.length - 1]) };
+
+    // 3. Isolation: healthy deliveries per second alone, then with a hanging endpoint taking 20% of the events.
+    const healthyRate = async (withHanging: boolean) => {
+      const healthy = org(withHanging ? 'healthy2' : 'healthy1');
+      const hanging = org('hang');
+      const mine: string[] = [];
+      const until = performance.now() + o.isolationSeconds * 1000;
+      const before = receiver.count;
+      const t0 = performance.now();
+      while (performance.now() < until) {
+        const batch = Array.from({ length: 200 }, (_, i) => (withHanging && i % 5 === 0 ? hanging : healthy));
+        const batchIds = await publishMany(batch);
+        mine.push(...batchIds.filter((id) => id.endsWith(healthy)));
+        // Keep the queue fed but bounded: never more than ~2,000 healthy events ahead of the receiver.
+        while (mine.length - mine.filter((id) => receiver.arrivals.has(id)).length > 2_000 && performance.now() < until) await sleep(10);
+      }
+      await waitFor(mine, 60_000);
+      const end = Math.max(...mine.map((id) => receiver.arrivals.get(id) ?? 0));
+      void before;
+      return Math.round(mine.length / ((end - t0) / 1000));
+    };
+    const healthyAlonePerSecond = await healthyRate(false);
+    const healthyWithHangingPerSecond = await healthyRate(true);
+    const isolation = {
+      healthyAlonePerSecond,
+      healthyWithHangingPerSecond,
+      dropPercent: round(Math.max(0, (1 - healthyWithHangingPerSecond / healthyAlonePerSecond) * 100)),
+    };
+
+    // 4. Baseline: bare undici POSTs to the same receiver, same concurrency, no queue, no log, no signing.
+    const agent = new Agent({ connections: o.concurrency, keepAliveTimeout: 30_000 });
+    let bare = 0;
+    const bareUntil = performance.now() + 5_000;
+    const bareStart = performance.now();
+    await Promise.all(
+      Array.from({ length: o.concurrency }, async () => {
+        while (performance.now() < bareUntil) {
+          const response = await request(`${base}/bare`, { method: 'POST', body: '{"eventId":"x"}', headers: { 'content-type': 'application/json' }, dispatcher: agent });
+          await response.body.dump();
+          bare += 1;
+        }
+      }),
+    );
+    await agent.close();
+    const bareUndiciPerSecond = Math.round(bare / ((performance.now() - bareStart) / 1000));
+    const baseline = { bareUndiciPerSecond, ratio: round(throughput.perSecond / bareUndiciPerSecond) };
+
+    return {
+      throughput,
+      latency,
+      isolation,
+      baseline,
+      targets: [
+        { name: 'throughput ≥ 1,500 deliveries/s', pass: throughput.perSecond >= 1_500, detail: `${throughput.perSecond}/s` },
+        { name: `p50 < 20 ms at ${o.latencyRate}/s`, pass: latency.p50Ms < 20, detail: `${latency.p50Ms} ms` },
+        { name: `p99 < 100 ms at ${o.latencyRate}/s`, pass: latency.p99Ms < 100, detail: `${latency.p99Ms} ms` },
+        { name: 'healthy throughput drop ≤ 10% next to a hanging endpoint', pass: isolation.dropPercent <= 10, detail: `${isolation.dropPercent}%` },
+      ],
+    };
+  } finally {
+    await dispatcher.stop();
+    receiver.server.closeAllConnections();
+    receiver.server.close();
+    await nc.close();
+    await events.dispose();
+    await database.drop();
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+export function formatReport(report: Report): string {
+  const rows: Array<[string, string]> = [
+    ['throughput (burst, one endpoint)', `${report.throughput.perSecond} deliveries/s (${report.throughput.events} in ${report.throughput.seconds} s)`],
+    [`latency at ${report.latency.rate} events/s`, `p50 ${report.latency.p50Ms} ms, p99 ${report.latency.p99Ms} ms, max ${report.latency.maxMs} ms (${report.latency.events} events)`],
+    ['healthy endpoint alone', `${report.isolation.healthyAlonePerSecond} deliveries/s`],
+    ['healthy next to a hanging one', `${report.isolation.healthyWithHangingPerSecond} deliveries/s (drop ${report.isolation.dropPercent}%)`],
+    ['bare undici POST loop', `${report.baseline.bareUndiciPerSecond} requests/s (ours/bare = ${report.baseline.ratio})`],
+    ...report.targets.map((t): [string, string] => [`target: ${t.name}`, `${t.pass ? 'PASS' : 'MISS'} (${t.detail})`]),
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');
+}

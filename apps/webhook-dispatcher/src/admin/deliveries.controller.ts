@@ -1,0 +1,104 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { IsArray, IsDateString, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ProblemException, validateBody } from '@availability/service-core';
+import { DELIVERY_STATUSES, DeliveriesRepository, type DeliveryStatus, type DeliveryView } from '../delivery/deliveries.repository.js';
+import { DeliveryQueue } from '../delivery/delivery-queue.js';
+import { AdminAuthGuard } from './admin-auth.js';
+
+export class RedeliverAllDto {
+  /** ISO 8601: deliveries of events recorded at or after this time. */
+  @IsDateString()
+  since: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  organisationId?: string;
+
+  /** Which deliveries to start again; default failed and dead. */
+  @IsOptional()
+  @IsArray()
+  @IsIn(['failed', 'dead'], { each: true })
+  statuses?: Array<'failed' | 'dead'>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_PAGE = 200;
+
+/** Operator API: the delivery log with every attempt, and redelivery. Every error is problem+json. */
+@ApiTags('deliveries')
+@ApiBearerAuth('admin')
+@ApiResponse({ status: 401, description: 'Missing or wrong admin token (problem+json)' })
+@Controller('admin')
+@UseGuards(AdminAuthGuard)
+export class DeliveriesController {
+  constructor(
+    private readonly repository: DeliveriesRepository,
+    private readonly queue: DeliveryQueue,
+  ) {}
+
+  @Get('deliveries')
+  @ApiOperation({ summary: 'List deliveries with their attempts, newest first; page with `before` = the last id seen' })
+  @ApiQuery({ name: 'organisationId', required: false })
+  @ApiQuery({ name: 'eventId', required: false })
+  @ApiQuery({ name: 'status', required: false, enum: DELIVERY_STATUSES })
+  @ApiQuery({ name: 'limit', required: false, description: `1..${MAX_PAGE}, default 50` })
+  @ApiQuery({ name: 'before', required: false, description: 'cursor: the nextCursor of the previous page' })
+  async list(@Query() query: Record<string, string | undefined>): Promise<{ items: DeliveryView[]; nextCursor: string | null }> {
+    const errors: Record<string, string[]> = {};
+    const limit = query.limit === undefined ? 50 : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) errors.limit = [`must be an integer from 1 to ${MAX_PAGE}`];
+    const before = query.before === undefined ? undefined : Number(query.before);
+    if (before !== undefined && (!Number.isInteger(before) || before < 1)) errors.before = ['must be a cursor returned by a previous page'];
+    if (query.eventId !== undefined && !UUID.test(query.eventId)) errors.eventId = ['must be a uuid'];
+    if (query.status !== undefined && !DELIVERY_STATUSES.includes(query.status as DeliveryStatus)) errors.status = [`must be one of ${DELIVERY_STATUSES.join(', ')}`];
+    if (Object.keys(errors).length > 0) throw ProblemException.validation(errors);
+    const items = await this.repository.list({
+      organisationId: query.organisationId,
+      eventId: query.eventId,
+      status: query.status as DeliveryStatus | undefined,
+      before,
+      limit,
+    });
+    return { items, nextCursor: items.length === limit ? String(items[items.length - 1].id) : null };
+  }
+
+  @Get('deliveries/:id')
+  @ApiOperation({ summary: 'One delivery with every attempt' })
+  @ApiResponse({ status: 404, description: 'No such delivery' })
+  async get(@Param('id') id: string): Promise<DeliveryView> {
+    const delivery = /^\d{1,15}$/.test(id) ? await this.repository.find(Number(id)) : undefined;
+    if (!delivery) throw ProblemException.notFound('The delivery');
+    return delivery;
+  }
+
+  @Post('deliveries/:id/redeliver')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Deliver again: a new attempt series, same webhook-id (integrators de-duplicate on it)' })
+  @ApiResponse({ status: 404, description: 'No such delivery, or it was skipped (nothing to send)' })
+  async redeliver(@Param('id') id: string): Promise<DeliveryView> {
+    const row = /^\d{1,15}$/.test(id) ? await this.repository.startRedelivery(Number(id)) : undefined;
+    if (!row) throw ProblemException.notFound('The delivery');
+    await this.queue.enqueue([DeliveryQueue.jobFor(row)]);
+    return (await this.repository.find(row.id)) as DeliveryView;
+  }
+
+  @Post('deliveries/redeliver')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Deliver again every failed/dead delivery of events recorded since a time, optionally of one organisation' })
+  async redeliverAll(@Body() body: unknown): Promise<{ redelivered: number }> {
+    const dto = validateBody(RedeliverAllDto, body ?? {});
+    const rows = await this.repository.startRedeliveries(new Date(dto.since), dto.statuses ?? ['failed', 'dead'], dto.organisationId);
+    await this.queue.enqueue(rows.map((row) => DeliveryQueue.jobFor(row)));
+    return { redelivered: rows.length };
+  }
+
+  @Get('endpoints/:organisationId')
+  @ApiOperation({ summary: 'State of an organisation’s endpoint: failing since, disabled and why' })
+  async endpoint(@Param('organisationId') organisationId: string): Promise<Record<string, unknown>> {
+    return (
+      (await this.repository.endpointView(organisationId)) ?? { organisationId, baseUrl: null, failingSince: null, disabledAt: null, disabledReason: null }
+    );
+  }
+}

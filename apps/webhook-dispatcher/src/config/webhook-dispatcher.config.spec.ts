@@ -1,0 +1,26 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigValidationError, loadConfig } from '@availability/service-core';
+import { resolveDispatcherConfig, WebhookDispatcherConfig } from './webhook-dispatcher.config.js';
+
+describe('WebhookDispatcherConfig', () => {
+  it('defaults to port 3003, a day of retries, and loopback allowed outside production', () => {
+    const config = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, {}), {});
+    expect(config).toMatchObject({ PORT: 3003, WEBHOOK_MAX_ATTEMPTS: 30, WEBHOOK_TIMEOUT_MS: 10_000, WEBHOOK_ALLOW_LOOPBACK: true, WEBHOOK_ALLOW_PRIVATE: false });
+  });
+
+  it('refuses loopback in production unless allowed, and short admin tokens', () => {
+    const token = 'x'.repeat(32);
+    const production = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: token }), {});
+    expect(production.WEBHOOK_ALLOW_LOOPBACK).toBe(false);
+    const short = loadConfig(WebhookDispatcherConfig, { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: 'short-secret' });
+    expect(() => resolveDispatcherConfig(short, {})).toThrow(ConfigValidationError);
+    expect(() => resolveDispatcherConfig(short, {})).not.toThrow(/short-secret/);
+    const env = { NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'false' };
+    expect(resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, env), env).WEBHOOK_ALLOW_LOOPBACK).toBe(false);
+  });
+
+  it('rejects nonsense retry settings', () => {
+    expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_MAX_ATTEMPTS: '0' })).toThrow(/WEBHOOK_MAX_ATTEMPTS/);
+    expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_TIMEOUT_MS: '5' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
+  });
+});

@@ -1,0 +1,137 @@
+import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
+
+/** Shortest operator token accepted in production. */
+export const MIN_PRODUCTION_ADMIN_TOKEN_LENGTH = 32;
+
+/**
+ * webhook-dispatcher's settings (README "Configuration"). The retry defaults spread 30 attempts over
+ * about a day; tests shrink them to milliseconds.
+ */
+export class WebhookDispatcherConfig extends ServiceConfig {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3003;
+
+  /** Bearer token of the operator API and the queue dashboard. At least 32 characters in production. */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  DISPATCHER_ADMIN_TOKEN = 'dev-dispatcher-admin-token';
+
+  /** Per-attempt timeout of a call to an integrator (connect, headers and body). */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /** Bytes of the integrator's response body kept in the attempt log. */
+  @IsInt()
+  @Min(0)
+  @Max(65_536)
+  WEBHOOK_RESPONSE_EXCERPT_BYTES = 1024;
+
+  /** Attempts before a delivery is dead-lettered (first attempt included). */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  WEBHOOK_MAX_ATTEMPTS = 30;
+
+  /** Attempts for a 4xx other than 408/410/425/429 (and 3xx): a few, in case it was a glitch. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  WEBHOOK_CLIENT_ERROR_MAX_ATTEMPTS = 3;
+
+  /** Ceiling of the first retry's delay; each retry's ceiling grows by the factor, up to the cap (full jitter below it). */
+  @IsInt()
+  @Min(1)
+  WEBHOOK_BACKOFF_BASE_MS = 10_000;
+
+  @IsNumber()
+  @Min(1)
+  @Max(10)
+  WEBHOOK_BACKOFF_FACTOR = 2;
+
+  @IsInt()
+  @Min(1)
+  WEBHOOK_BACKOFF_CAP_MS = 2 * 60 * 60 * 1000;
+
+  /** Longest Retry-After honoured; a longer one is cut to this. */
+  @IsInt()
+  @Min(0)
+  WEBHOOK_RETRY_AFTER_MAX_MS = 6 * 60 * 60 * 1000;
+
+  /** Calls in flight in this process across all endpoints (BullMQ worker concurrency). */
+  @IsInt()
+  @Min(1)
+  @Max(2000)
+  WEBHOOK_CONCURRENCY = 128;
+
+  /** Calls in flight per endpoint (organisation) in this process: a slow endpoint holds at most this many slots. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_ENDPOINT_CONCURRENCY = 16;
+
+  /** Consecutive failures (timeouts, connection errors, 5xx) that open an endpoint's circuit. */
+  @IsInt()
+  @Min(1)
+  WEBHOOK_BREAKER_THRESHOLD = 10;
+
+  /** How long an open circuit holds an endpoint's calls back before one trial call. */
+  @IsInt()
+  @Min(10)
+  WEBHOOK_BREAKER_COOLDOWN_MS = 30_000;
+
+  /** An endpoint failing without a single success for this long is disabled (and its organisation told). */
+  @IsNumber()
+  @Min(0)
+  WEBHOOK_DISABLE_AFTER_HOURS = 24;
+
+  /** How long a resolved base URL + secrets is cached (changes are also broadcast and evict at once). */
+  @IsInt()
+  @Min(0)
+  WEBHOOK_TARGET_CACHE_TTL_MS = 60_000;
+
+  /** Events taken from JetStream at once. */
+  @IsInt()
+  @Min(1)
+  @Max(5000)
+  WEBHOOK_INTAKE_CONCURRENCY = 512;
+
+  /**
+   * How long a job's lock lasts without renewal: after a crash, the jobs that were running are taken
+   * up again (by any instance) within about this long. Renewed every half of it while a call runs.
+   */
+  @IsInt()
+  @Min(1_000)
+  WEBHOOK_LOCK_DURATION_MS = 30_000;
+
+  /** How long JetStream waits for an event's ack before redelivering it (e.g. after a crash). */
+  @IsInt()
+  @Min(1_000)
+  WEBHOOK_INTAKE_ACK_WAIT_MS = 30_000;
+
+  /** SSRF policy: loopback and private addresses are refused unless allowed here (tests and development allow loopback). */
+  @IsBoolean()
+  WEBHOOK_ALLOW_LOOPBACK = false;
+
+  @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE = false;
+}
+
+/**
+ * Rules that depend on more than one setting, applied at start-up; messages name variables, never values.
+ * Outside production, loopback calls are allowed unless WEBHOOK_ALLOW_LOOPBACK says otherwise.
+ */
+export function resolveDispatcherConfig(config: WebhookDispatcherConfig, env: Record<string, string | undefined> = process.env): WebhookDispatcherConfig {
+  if (config.NODE_ENV === 'production' && config.DISPATCHER_ADMIN_TOKEN.length < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigValidationError([
+      `DISPATCHER_ADMIN_TOKEN: must be set to at least ${MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters when NODE_ENV is production`,
+    ]);
+  }
+  if (config.NODE_ENV !== 'production' && (env.WEBHOOK_ALLOW_LOOPBACK ?? '') === '') config.WEBHOOK_ALLOW_LOOPBACK = true;
+  return config;
+}

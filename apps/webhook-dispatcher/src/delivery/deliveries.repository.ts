@@ -1,0 +1,327 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { appendToOutbox, type OutboxMessage } from '@availability/messaging';
+
+export const DISPATCHER_SCHEMA = 'dispatcher';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead' | 'skipped';
+export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'dead', 'skipped'];
+
+export interface NewDelivery {
+  eventId: string;
+  organisationId: string;
+  eventSubject: string;
+  webhookId: string;
+  method: string;
+  path: string;
+  body: string;
+  url: string | null;
+  status: 'pending' | 'skipped';
+}
+
+/** The delivery row behind a new or repeated event: what the intake needs to decide whether to queue a job. */
+export interface IntakeResult {
+  id: number | null;
+  status: DeliveryStatus;
+  series: number;
+  inserted: boolean;
+}
+
+/** One finished attempt (or a decision taken without calling: `statusCode` and `durationMs` then null/0). */
+export interface AttemptRecord {
+  deliveryId: number;
+  series: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  errorKind: string | null;
+  errorMessage: string | null;
+  responseExcerpt: string | null;
+  /** Status of the delivery after this attempt. */
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+  url: string | null;
+}
+
+/** A delivery as the operator API shows it. */
+export interface DeliveryView {
+  id: number;
+  eventId: string;
+  organisationId: string;
+  eventSubject: string;
+  webhookId: string;
+  method: string;
+  path: string;
+  url: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  series: number;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  attemptLog?: AttemptView[];
+}
+
+export interface AttemptView {
+  attemptNo: number;
+  series: number;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  errorKind: string | null;
+  errorMessage: string | null;
+  responseExcerpt: string | null;
+}
+
+/** What a redelivery needs to queue a fresh attempt series. */
+export interface RedeliveryRow {
+  id: number;
+  eventId: string;
+  organisationId: string;
+  eventSubject: string;
+  webhookId: string;
+  method: string;
+  path: string;
+  body: string;
+  series: number;
+}
+
+export interface EndpointRow {
+  failingSince: Date | null;
+  disabledAt: Date | null;
+}
+
+export interface DeliveryFilter {
+  organisationId?: string;
+  eventId?: string;
+  status?: DeliveryStatus;
+  before?: number;
+  limit: number;
+}
+
+const ts = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.organisation_id AS "organisationId", d.event_subject AS "eventSubject",
+  d.webhook_id AS "webhookId", d.method, d.path, d.url, d.status, d.attempts, d.series,
+  ${ts('d.next_attempt_at')} AS "nextAttemptAt", d.last_status_code AS "lastStatusCode", d.last_error AS "lastError",
+  ${ts('d.created_at')} AS "createdAt", ${ts('d.updated_at')} AS "updatedAt"`;
+
+const REDELIVERY_COLUMNS = `id, event_id AS "eventId", organisation_id AS "organisationId", event_subject AS "eventSubject",
+  webhook_id AS "webhookId", method, path, body, series`;
+
+/** Every SQL statement webhook-dispatcher runs lives here. */
+@Injectable()
+export class DeliveriesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Records deliveries for new events, idempotently: a repeated (event, organisation) keeps its first
+   * row. Returns, in input order, the row each input maps to and whether it was new.
+   */
+  async insertDeliveries(rows: NewDelivery[]): Promise<IntakeResult[]> {
+    const result: Array<{ n: number; id: number | null; status: DeliveryStatus | null; series: number | null; inserted: boolean }> =
+      await this.dataSource.query(
+        `WITH input AS (
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+             WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, n)
+         ), inserted AS (
+           INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status)
+           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status FROM input ORDER BY n
+           ON CONFLICT (event_id, organisation_id) DO NOTHING
+           RETURNING id, event_id, organisation_id, status, series
+         )
+         SELECT i.n, COALESCE(ins.id, d.id) AS id, COALESCE(ins.status, d.status) AS status,
+                COALESCE(ins.series, d.series) AS series, ins.id IS NOT NULL AS inserted
+         FROM input i
+         LEFT JOIN inserted ins ON ins.event_id = i.event_id AND ins.organisation_id = i.organisation_id
+         LEFT JOIN dispatcher.delivery d ON d.event_id = i.event_id AND d.organisation_id = i.organisation_id
+         ORDER BY i.n`,
+        [
+          rows.map((r) => r.eventId),
+          rows.map((r) => r.organisationId),
+          rows.map((r) => r.eventSubject),
+          rows.map((r) => r.webhookId),
+          rows.map((r) => r.method),
+          rows.map((r) => r.path),
+          rows.map((r) => r.body),
+          rows.map((r) => r.url),
+          rows.map((r) => r.status),
+        ],
+      );
+    // A row inserted by a concurrent transaction is invisible to this statement's snapshot: treat it as pending.
+    return result.map((r) => ({ id: r.id, status: r.status ?? 'pending', series: r.series ?? 0, inserted: r.inserted }));
+  }
+
+  /** Records finished attempts and moves their deliveries on, in one statement for the whole batch. */
+  async recordAttempts(records: AttemptRecord[]): Promise<void> {
+    await this.dataSource.query(
+      `WITH input AS (
+         SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[],
+                              $9::text[], $10::timestamptz[], $11::text[])
+           AS i(delivery_id, series, started_at, duration_ms, status_code, error_kind, error_message, excerpt, status, next_attempt_at, url)
+       ), updated AS (
+         UPDATE dispatcher.delivery d SET
+           attempts = d.attempts + 1,
+           status = CASE WHEN d.series = i.series THEN i.status ELSE d.status END,
+           next_attempt_at = CASE WHEN d.series = i.series THEN i.next_attempt_at ELSE d.next_attempt_at END,
+           last_status_code = i.status_code,
+           last_error = i.error_message,
+           url = COALESCE(i.url, d.url),
+           updated_at = now()
+         FROM input i WHERE d.id = i.delivery_id
+         RETURNING d.id, d.attempts
+       )
+       INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_kind, error_message, response_excerpt)
+       SELECT u.id, u.attempts, i.series, i.started_at, i.duration_ms, i.status_code, i.error_kind, i.error_message, i.excerpt
+       FROM updated u JOIN input i ON i.delivery_id = u.id`,
+      [
+        records.map((r) => r.deliveryId),
+        records.map((r) => r.series),
+        records.map((r) => r.startedAt),
+        records.map((r) => Math.round(r.durationMs)),
+        records.map((r) => r.statusCode),
+        records.map((r) => r.errorKind),
+        records.map((r) => r.errorMessage),
+        records.map((r) => r.responseExcerpt),
+        records.map((r) => r.status),
+        records.map((r) => r.nextAttemptAt),
+        records.map((r) => r.url),
+      ],
+    );
+  }
+
+  /** A decision taken without calling the integrator (endpoint disabled, no base URL any more). */
+  async settle(deliveryId: number, series: number, status: DeliveryStatus, reason: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE dispatcher.delivery SET status = $3, last_error = $4, next_attempt_at = NULL, updated_at = now()
+       WHERE id = $1 AND series = $2`,
+      [deliveryId, series, status, reason],
+    );
+  }
+
+  async list(filter: DeliveryFilter): Promise<DeliveryView[]> {
+    const deliveries: DeliveryView[] = await this.dataSource.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM dispatcher.delivery d
+       WHERE ($1::text IS NULL OR d.organisation_id = $1)
+         AND ($2::uuid IS NULL OR d.event_id = $2)
+         AND ($3::text IS NULL OR d.status = $3)
+         AND ($4::bigint IS NULL OR d.id < $4)
+       ORDER BY d.id DESC LIMIT $5`,
+      [filter.organisationId ?? null, filter.eventId ?? null, filter.status ?? null, filter.before ?? null, filter.limit],
+    );
+    await this.attachAttempts(deliveries);
+    return deliveries;
+  }
+
+  async find(id: number): Promise<DeliveryView | undefined> {
+    const rows: DeliveryView[] = await this.dataSource.query(`SELECT ${DELIVERY_COLUMNS} FROM dispatcher.delivery d WHERE d.id = $1`, [id]);
+    await this.attachAttempts(rows);
+    return rows[0];
+  }
+
+  private async attachAttempts(deliveries: DeliveryView[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    const attempts: Array<AttemptView & { deliveryId: number }> = await this.dataSource.query(
+      `SELECT delivery_id AS "deliveryId", attempt_no AS "attemptNo", series, ${ts('started_at')} AS "startedAt",
+              duration_ms AS "durationMs", status_code AS "statusCode", error_kind AS "errorKind",
+              error_message AS "errorMessage", response_excerpt AS "responseExcerpt"
+       FROM dispatcher.attempt WHERE delivery_id = ANY($1::bigint[]) ORDER BY delivery_id, attempt_no`,
+      [deliveries.map((d) => d.id)],
+    );
+    const byDelivery = new Map<number, AttemptView[]>(deliveries.map((d) => [d.id, []]));
+    for (const { deliveryId, ...attempt } of attempts) byDelivery.get(deliveryId)?.push(attempt);
+    for (const delivery of deliveries) delivery.attemptLog = byDelivery.get(delivery.id) ?? [];
+  }
+
+  /** Starts a new attempt series for one delivery (any status but skipped). */
+  async startRedelivery(id: number): Promise<RedeliveryRow | undefined> {
+    const rows: RedeliveryRow[] = await this.dataSource.query(
+      `WITH updated AS (
+         UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, updated_at = now()
+         WHERE id = $1 AND status <> 'skipped' RETURNING *
+       ) SELECT ${REDELIVERY_COLUMNS} FROM updated`,
+      [id],
+    );
+    return rows[0];
+  }
+
+  /** Starts a new attempt series for every failed/dead delivery of events recorded since `since`. */
+  async startRedeliveries(since: Date, statuses: DeliveryStatus[], organisationId?: string): Promise<RedeliveryRow[]> {
+    return this.dataSource.query(
+      `WITH updated AS (
+         UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, updated_at = now()
+         WHERE created_at >= $1 AND status = ANY($2::text[]) AND ($3::text IS NULL OR organisation_id = $3)
+         RETURNING *
+       ) SELECT ${REDELIVERY_COLUMNS} FROM updated ORDER BY id`,
+      [since, statuses, organisationId ?? null],
+    );
+  }
+
+  async endpoint(organisationId: string): Promise<EndpointRow | undefined> {
+    const rows: EndpointRow[] = await this.dataSource.query(
+      `SELECT failing_since AS "failingSince", disabled_at AS "disabledAt" FROM dispatcher.endpoint WHERE organisation_id = $1`,
+      [organisationId],
+    );
+    return rows[0];
+  }
+
+  async endpointView(organisationId: string): Promise<Record<string, unknown> | undefined> {
+    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+      `SELECT organisation_id AS "organisationId", base_url AS "baseUrl", ${ts('failing_since')} AS "failingSince",
+              ${ts('disabled_at')} AS "disabledAt", disabled_reason AS "disabledReason"
+       FROM dispatcher.endpoint WHERE organisation_id = $1`,
+      [organisationId],
+    );
+    return rows[0];
+  }
+
+  /** Notes the start of a failure streak (kept if one is already running); returns when it started. */
+  async markFailing(organisationId: string, baseUrl: string): Promise<Date> {
+    const rows: Array<{ failingSince: Date }> = await this.dataSource.query(
+      `INSERT INTO dispatcher.endpoint (organisation_id, base_url, failing_since) VALUES ($1, $2, now())
+       ON CONFLICT (organisation_id) DO UPDATE SET failing_since = COALESCE(dispatcher.endpoint.failing_since, now()),
+         base_url = EXCLUDED.base_url, updated_at = now()
+       RETURNING failing_since AS "failingSince"`,
+      [organisationId, baseUrl],
+    );
+    return rows[0].failingSince;
+  }
+
+  async clearFailing(organisationId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE dispatcher.endpoint SET failing_since = NULL, updated_at = now() WHERE organisation_id = $1 AND failing_since IS NOT NULL`,
+      [organisationId],
+    );
+  }
+
+  /**
+   * Disables an endpoint and, in the same transaction, writes the event that tells the organisation.
+   * Returns false when it already was disabled (no second event).
+   */
+  async disable(organisationId: string, baseUrl: string, reason: string, event: OutboxMessage): Promise<boolean> {
+    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
+      const rows: unknown[] = await manager.query(
+        `INSERT INTO dispatcher.endpoint (organisation_id, base_url, disabled_at, disabled_reason) VALUES ($1, $2, now(), $3)
+         ON CONFLICT (organisation_id) DO UPDATE SET disabled_at = now(), disabled_reason = EXCLUDED.disabled_reason,
+           base_url = EXCLUDED.base_url, updated_at = now()
+         WHERE dispatcher.endpoint.disabled_at IS NULL
+         RETURNING 1`,
+        [organisationId, baseUrl, reason],
+      );
+      if (rows.length === 0) return false;
+      await appendToOutbox(manager, DISPATCHER_SCHEMA, [event]);
+      return true;
+    });
+  }
+
+  /** The integrator re-saved its base URL (which re-ran /test and /test/auth): call it again. */
+  async enable(organisationId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE dispatcher.endpoint SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now()
+       WHERE organisation_id = $1 AND (disabled_at IS NOT NULL OR failing_since IS NOT NULL)`,
+      [organisationId],
+    );
+  }
+}

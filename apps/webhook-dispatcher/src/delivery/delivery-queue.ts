@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import type { JobsOptions } from 'bullmq';
+import { JobQueues, QueueName } from '@availability/jobs';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { jobIdFor } from '../domain/webhook-call.js';
+
+/** A BullMQ job: one attempt series of one delivery. Carries all it needs, so an attempt reads nothing first. */
+export interface DeliveryJob {
+  deliveryId: number;
+  series: number;
+  eventId: string;
+  organisationId: string;
+  subject: string;
+  webhookId: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body: string;
+}
+
+/** Back-off type name handled by the worker's `settings.backoffStrategy`. */
+export const WEBHOOK_BACKOFF = 'webhook';
+const JOB_NAME = 'deliver';
+
+@Injectable()
+export class DeliveryQueue {
+  constructor(
+    private readonly jobs: JobQueues,
+    private readonly config: WebhookDispatcherConfig,
+  ) {}
+
+  /** The job of a redelivery's new attempt series. */
+  static jobFor(row: { id: number; series: number; eventId: string; organisationId: string; eventSubject: string; webhookId: string; method: string; path: string; body: string }): DeliveryJob {
+    return {
+      deliveryId: row.id,
+      series: row.series,
+      eventId: row.eventId,
+      organisationId: row.organisationId,
+      subject: row.eventSubject,
+      webhookId: row.webhookId,
+      method: row.method as DeliveryJob['method'],
+      path: row.path,
+      body: row.body,
+    };
+  }
+
+  /** Queues attempt series; one that is still queued (same job id) is left as it is. */
+  async enqueue(deliveries: DeliveryJob[]): Promise<void> {
+    for (let start = 0; start < deliveries.length; start += 500) {
+      await this.jobs.addBulk(
+        QueueName.WebhookDelivery,
+        deliveries.slice(start, start + 500).map((data) => ({ name: JOB_NAME, data, opts: this.options(data) })),
+      );
+    }
+  }
+
+  private options(data: DeliveryJob): JobsOptions & { jobId: string } {
+    return {
+      jobId: jobIdFor(data.eventId, data.organisationId, data.series),
+      attempts: this.config.WEBHOOK_MAX_ATTEMPTS,
+      backoff: { type: WEBHOOK_BACKOFF },
+      // Finished jobs leave Redis; the delivery log in Postgres is the record (and stops repeats of an event).
+      removeOnComplete: { age: 3_600, count: 10_000 },
+      removeOnFail: { age: 24 * 3_600, count: 10_000 },
+    };
+  }
+}

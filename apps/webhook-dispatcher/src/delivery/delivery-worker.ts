@@ -1,0 +1,234 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { DelayedError, type Job, UnrecoverableError, type Worker } from 'bullmq';
+import { JobQueues, QueueName } from '@availability/jobs';
+import { OutboundClient, OutboundRequestError, type OutboundResponse } from '@availability/outbound-http';
+import { signRequest } from '@availability/webhook-signing';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { type BackoffSchedule, backoffDelay } from '../domain/backoff.js';
+import { classifyFailure, classifyResponse, type Verdict } from '../domain/classify.js';
+import { MicroBatcher } from '../domain/micro-batcher.js';
+import { targetUrl } from '../domain/webhook-call.js';
+import { type AttemptRecord, DeliveriesRepository, type DeliveryStatus } from './deliveries.repository.js';
+import type { DeliveryJob } from './delivery-queue.js';
+import { EndpointRegistry } from './endpoint-registry.js';
+import { TargetResolver } from './target-resolver.js';
+
+/** Thrown for a failed attempt that will be retried; the back-off strategy reads the delay from it. */
+export class RetryLaterError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+    this.name = 'RetryLaterError';
+  }
+}
+
+/** How long a job waits in line for a slot of a busy (not stalled) endpoint before it is put back. */
+const SLOT_WAIT_MS = 1_000;
+/** Delay before a job put back for a busy or stalled endpoint is looked at again (plus jitter of the same). */
+const PUT_BACK_MS = 1_000;
+/** Delay when the directory could not tell us where to call (our side, not the integrator's: no attempt used). */
+const TARGET_UNKNOWN_WAIT_MS = 5_000;
+
+/**
+ * Runs delivery jobs: checks the endpoint (disabled, circuit open, too many calls in flight), signs
+ * and sends the call through OutboundClient, logs the attempt, and decides what comes next: done,
+ * retry with back-off (or the integrator's Retry-After), dead-letter, or disable the endpoint.
+ */
+@Injectable()
+export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('DeliveryWorker');
+  private readonly client: OutboundClient;
+  private readonly schedule: BackoffSchedule;
+  private readonly attempts: MicroBatcher<AttemptRecord, void>;
+  private worker?: Worker<DeliveryJob>;
+
+  constructor(
+    private readonly jobs: JobQueues,
+    private readonly repository: DeliveriesRepository,
+    private readonly resolver: TargetResolver,
+    private readonly endpoints: EndpointRegistry,
+    private readonly config: WebhookDispatcherConfig,
+  ) {
+    this.client = new OutboundClient({
+      policy: { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+      // Several organisations may share one host (a multi-tenant integrator): the pool per origin must
+      // never be what limits them, or one hanging organisation would hold the connections of the others.
+      connectionsPerOrigin: config.WEBHOOK_CONCURRENCY,
+    });
+    this.schedule = { baseMs: config.WEBHOOK_BACKOFF_BASE_MS, factor: config.WEBHOOK_BACKOFF_FACTOR, capMs: config.WEBHOOK_BACKOFF_CAP_MS };
+    this.attempts = new MicroBatcher((records) => this.repository.recordAttempts(records).then(() => records.map(() => undefined)), 500);
+  }
+
+  onApplicationBootstrap(): void {
+    this.worker = this.jobs.process<DeliveryJob>(QueueName.WebhookDelivery, (job) => this.process(job, job.token), {
+      concurrency: this.config.WEBHOOK_CONCURRENCY,
+      // A job whose process died is taken up again after the lock expires; crashes are not the job's fault.
+      maxStalledCount: 10,
+      lockDuration: this.config.WEBHOOK_LOCK_DURATION_MS,
+      stalledInterval: this.config.WEBHOOK_LOCK_DURATION_MS,
+      settings: {
+        backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
+          error instanceof RetryLaterError ? error.delayMs : backoffDelay(attemptsMade, this.schedule),
+      },
+    } as Parameters<JobQueues['process']>[2]);
+  }
+
+  /** Graceful shutdown: no new jobs; active calls finish and are logged. */
+  async onModuleDestroy(): Promise<void> {
+    await this.worker?.close();
+    await this.attempts.drain();
+    await this.client.close();
+  }
+
+  async process(job: Job<DeliveryJob>, token?: string): Promise<void> {
+    const delivery = job.data;
+    const org = delivery.organisationId;
+    const state = await this.endpoints.state(org);
+    if (state.disabled) {
+      await this.repository.settle(delivery.deliveryId, delivery.series, 'dead', 'endpoint disabled');
+      return;
+    }
+    if (!(await this.endpoints.limiter.acquire(org, SLOT_WAIT_MS))) return this.putBack(job, token, PUT_BACK_MS + Math.random() * PUT_BACK_MS);
+    // The slot limits calls in flight to the integrator: it is given back as soon as the call ends, not after the bookkeeping.
+    let held = true;
+    const release = () => {
+      if (held) this.endpoints.limiter.release(org);
+      held = false;
+    };
+    try {
+      const wait = this.endpoints.breakers.waitMs(org);
+      if (wait > 0) return await this.putBack(job, token, wait + Math.random() * Math.min(wait, 5_000));
+
+      let target;
+      try {
+        target = await this.resolver.resolve(org);
+      } catch (error) {
+        this.logger.warn(`target of organisation ${org} unknown: ${(error as Error).message}`);
+        return await this.putBack(job, token, TARGET_UNKNOWN_WAIT_MS);
+      }
+      if (!target.baseUrl) {
+        release();
+        await this.repository.settle(delivery.deliveryId, delivery.series, 'skipped', 'the organisation has no webhook base URL');
+        return;
+      }
+      await this.attempt(job, target.baseUrl, target.secrets, release);
+    } finally {
+      release();
+    }
+  }
+
+  private async putBack(job: Job<DeliveryJob>, token: string | undefined, delayMs: number): Promise<never> {
+    await job.moveToDelayed(Date.now() + Math.round(delayMs), token);
+    throw new DelayedError();
+  }
+
+  private async attempt(job: Job<DeliveryJob>, baseUrl: string, secrets: string[], release: () => void): Promise<void> {
+    const delivery = job.data;
+    const attemptNo = job.attemptsMade + 1;
+    const startedAt = new Date();
+    let url: string | null = null;
+    let response: OutboundResponse | undefined;
+    let verdict: Verdict;
+    let errorKind: string | null = null;
+    let errorMessage: string | null = null;
+    try {
+      const target = targetUrl(baseUrl, delivery.path);
+      url = target.url;
+      const headers: Record<string, string> = {
+        ...signRequest({ secrets, method: delivery.method, pathWithQuery: target.pathWithQuery, body: delivery.body, webhookId: delivery.webhookId }),
+        'user-agent': 'AvailabilityPlatform-Webhooks/1.0',
+      };
+      if (delivery.body !== '') headers['content-type'] = 'application/json';
+      response = await this.client.send({
+        url: target.url,
+        method: delivery.method,
+        headers,
+        body: delivery.body === '' ? undefined : delivery.body,
+        timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+        maxResponseBytes: this.config.WEBHOOK_RESPONSE_EXCERPT_BYTES,
+      });
+      verdict = classifyResponse(response.status, response.headers);
+      if (verdict.kind !== 'success') errorMessage = `HTTP ${response.status}`;
+    } catch (error) {
+      if (error instanceof OutboundRequestError) {
+        verdict = classifyFailure(error.kind);
+        errorKind = error.kind;
+        errorMessage = error.message;
+      } else if (error instanceof TypeError) {
+        // An invalid base URL or secret: retrying cannot help.
+        verdict = { kind: 'forbidden' };
+        errorKind = 'invalid-target';
+        errorMessage = error.message;
+      } else {
+        throw error;
+      }
+    } finally {
+      release();
+    }
+    const durationMs = response?.durationMs ?? Date.now() - startedAt.getTime();
+    const org = delivery.organisationId;
+
+    let status: DeliveryStatus;
+    let retryInMs: number | undefined;
+    const max = job.opts.attempts ?? this.config.WEBHOOK_MAX_ATTEMPTS;
+    switch (verdict.kind) {
+      case 'success':
+        status = 'succeeded';
+        break;
+      case 'disable':
+        status = 'dead';
+        errorMessage = `HTTP 410 Gone: endpoint disabled`;
+        break;
+      case 'forbidden':
+        status = 'dead';
+        break;
+      case 'client-error':
+        if (attemptNo >= Math.min(max, this.config.WEBHOOK_CLIENT_ERROR_MAX_ATTEMPTS)) status = 'dead';
+        else {
+          status = 'failed';
+          retryInMs = backoffDelay(attemptNo, this.schedule);
+        }
+        break;
+      case 'retry':
+        if (attemptNo >= max) status = 'dead';
+        else {
+          status = 'failed';
+          retryInMs =
+            verdict.retryAfterMs !== undefined
+              ? Math.min(verdict.retryAfterMs, this.config.WEBHOOK_RETRY_AFTER_MAX_MS)
+              : backoffDelay(attemptNo, this.schedule);
+        }
+        break;
+    }
+
+    await this.attempts.add({
+      deliveryId: delivery.deliveryId,
+      series: delivery.series,
+      startedAt,
+      durationMs,
+      statusCode: response?.status ?? null,
+      errorKind,
+      errorMessage,
+      responseExcerpt: response ? response.body : null,
+      status,
+      nextAttemptAt: retryInMs !== undefined ? new Date(Date.now() + retryInMs) : null,
+      url,
+    });
+
+    // Endpoint health is bookkeeping: its failure must not turn a delivered webhook into a retry.
+    try {
+      if (verdict.kind === 'success') await this.endpoints.recordSuccess(org);
+      else if (verdict.kind === 'disable') await this.endpoints.disable(org, baseUrl, `${url ?? baseUrl} answered 410 Gone`);
+      else if (verdict.kind === 'retry' && verdict.countsAsEndpointFailure) await this.endpoints.recordFailure(org, baseUrl);
+    } catch (error) {
+      this.logger.warn(`endpoint bookkeeping for ${org} failed: ${(error as Error).message}`);
+    }
+
+    if (status === 'succeeded') return;
+    const reason = errorMessage ?? 'failed';
+    if (status === 'dead') throw new UnrecoverableError(reason);
+    throw new RetryLaterError(reason, retryInMs ?? 0);
+  }
+}

@@ -1,0 +1,108 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { EventSubject, type WebhookEndpointDisabledEvent } from '@availability/contracts';
+import { newEvent, OutboxRelay, outboxMessage } from '@availability/messaging';
+import { TtlCache } from '@availability/service-core';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { CircuitBreakers } from '../domain/circuit-breaker.js';
+import { EndpointLimiter } from '../domain/endpoint-limiter.js';
+import { DeliveriesRepository } from './deliveries.repository.js';
+import { TargetResolver } from './target-resolver.js';
+
+interface EndpointState {
+  disabled: boolean;
+  failingSince: number | null;
+}
+
+/** How long this instance trusts its copy of an endpoint's state (another instance may disable it). */
+const STATE_TTL_MS = 5_000;
+/** A saturated endpoint where no call has finished for this long gets no more callers waiting in line. */
+const STALL_MS = 500;
+
+/**
+ * Everything the dispatcher knows about an integrator's endpoint beyond its address: the circuit
+ * breaker and in-flight limit (per process), and the failure streak and disabled flag (in Postgres,
+ * shared by all instances, cached briefly). Disabling writes `webhooks.endpoint.disabled` through
+ * the outbox; a `webhook-target.changed` broadcast enables the endpoint again.
+ */
+@Injectable()
+export class EndpointRegistry implements OnModuleInit {
+  private readonly logger = new Logger('EndpointRegistry');
+  readonly breakers: CircuitBreakers;
+  readonly limiter: EndpointLimiter;
+  private readonly states = new TtlCache<string, EndpointState>(100_000);
+  private readonly loading = new Map<string, Promise<EndpointState>>();
+
+  constructor(
+    private readonly repository: DeliveriesRepository,
+    private readonly resolver: TargetResolver,
+    private readonly relay: OutboxRelay,
+    private readonly config: WebhookDispatcherConfig,
+  ) {
+    this.breakers = new CircuitBreakers({ failureThreshold: config.WEBHOOK_BREAKER_THRESHOLD, cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS });
+    this.limiter = new EndpointLimiter({
+      perKey: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+      stallMs: STALL_MS,
+      // A healthy endpoint's backlog queues here rather than churning through Redis; a slow one's is bounded.
+      maxWaiters: Math.max(config.WEBHOOK_ENDPOINT_CONCURRENCY, Math.floor(config.WEBHOOK_CONCURRENCY / 2)),
+    });
+  }
+
+  onModuleInit(): void {
+    this.resolver.onChanged((organisationId) => {
+      this.breakers.reset(organisationId);
+      this.states.delete(organisationId);
+      this.repository.enable(organisationId).catch((error: Error) => this.logger.warn(`enable ${organisationId}: ${error.message}`));
+    });
+  }
+
+  async state(organisationId: string): Promise<EndpointState> {
+    const cached = this.states.get(organisationId);
+    if (cached) return cached;
+    let pending = this.loading.get(organisationId);
+    if (!pending) {
+      pending = this.repository
+        .endpoint(organisationId)
+        .then((row) => {
+          const state = { disabled: !!row?.disabledAt, failingSince: row?.failingSince ? row.failingSince.getTime() : null };
+          this.states.set(organisationId, state, STATE_TTL_MS);
+          return state;
+        })
+        .finally(() => this.loading.delete(organisationId));
+      this.loading.set(organisationId, pending);
+    }
+    return pending;
+  }
+
+  async recordSuccess(organisationId: string): Promise<void> {
+    this.breakers.recordSuccess(organisationId);
+    const state = await this.state(organisationId);
+    if (state.failingSince !== null) {
+      state.failingSince = null;
+      await this.repository.clearFailing(organisationId);
+    }
+  }
+
+  /** A failure that says the endpoint is unwell (not a 429). Disables it after failing for too long. */
+  async recordFailure(organisationId: string, baseUrl: string): Promise<void> {
+    this.breakers.recordFailure(organisationId);
+    const state = await this.state(organisationId);
+    if (state.failingSince === null) {
+      state.failingSince = (await this.repository.markFailing(organisationId, baseUrl)).getTime();
+    }
+    const failingMs = Date.now() - state.failingSince;
+    if (failingMs >= this.config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000) {
+      const hours = Math.round((failingMs / 3_600_000) * 10) / 10;
+      await this.disable(organisationId, baseUrl, `no successful call for ${hours} hours`);
+    }
+  }
+
+  async disable(organisationId: string, baseUrl: string, reason: string): Promise<void> {
+    const event = newEvent<Pick<WebhookEndpointDisabledEvent, 'baseUrl' | 'reason'>>(organisationId, { baseUrl, reason });
+    const disabled = await this.repository.disable(organisationId, baseUrl, reason, outboxMessage(EventSubject.WebhookEndpointDisabled, event));
+    this.states.set(organisationId, { disabled: true, failingSince: null }, STATE_TTL_MS);
+    if (disabled) {
+      this.logger.warn(`disabled the endpoint of organisation ${organisationId}: ${reason}`);
+      this.relay.wake();
+    }
+  }
+}

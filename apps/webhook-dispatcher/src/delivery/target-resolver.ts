@@ -1,0 +1,70 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import {
+  DirectoryPattern,
+  type ResolveWebhookTargetReply,
+  type ResolveWebhookTargetRequest,
+  WEBHOOK_TARGET_CHANGED_SUBJECT,
+  type WebhookTargetChangedMessage,
+} from '@availability/contracts';
+import { RequestReply } from '@availability/messaging';
+import { TtlCache } from '@availability/service-core';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+
+/**
+ * Where and how to call an organisation's service, asked of contact-directory over NATS and cached.
+ * A `webhook-target.changed` broadcast evicts the entry at once and tells the listeners (the endpoint
+ * registry re-enables a disabled endpoint). Concurrent look-ups of one organisation share one request.
+ */
+@Injectable()
+export class TargetResolver implements OnModuleInit {
+  private readonly logger = new Logger('TargetResolver');
+  private readonly cache = new TtlCache<string, ResolveWebhookTargetReply>(100_000);
+  private readonly inFlight = new Map<string, Promise<ResolveWebhookTargetReply>>();
+  private readonly listeners: Array<(organisationId: string) => void> = [];
+
+  constructor(
+    private readonly rpc: RequestReply,
+    private readonly config: WebhookDispatcherConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.rpc.subscribe<WebhookTargetChangedMessage>(WEBHOOK_TARGET_CHANGED_SUBJECT, (message) => {
+      if (typeof message?.organisationId !== 'string') return;
+      this.cache.delete(message.organisationId);
+      for (const listener of this.listeners) listener(message.organisationId);
+    });
+  }
+
+  onChanged(listener: (organisationId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  async resolve(organisationId: string): Promise<ResolveWebhookTargetReply> {
+    const cached = this.cache.get(organisationId);
+    if (cached) return cached;
+    let pending = this.inFlight.get(organisationId);
+    if (!pending) {
+      pending = this.ask(organisationId).finally(() => this.inFlight.delete(organisationId));
+      this.inFlight.set(organisationId, pending);
+    }
+    return pending;
+  }
+
+  private async ask(organisationId: string): Promise<ResolveWebhookTargetReply> {
+    const reply = await this.rpc.request<ResolveWebhookTargetRequest, ResolveWebhookTargetReply>(
+      DirectoryPattern.ResolveWebhookTarget,
+      { organisationId },
+      this.config.DIRECTORY_TIMEOUT_MS,
+    );
+    const target: ResolveWebhookTargetReply = {
+      baseUrl: typeof reply?.baseUrl === 'string' && reply.baseUrl !== '' ? reply.baseUrl : null,
+      secrets: Array.isArray(reply?.secrets) ? reply.secrets.filter((s) => typeof s === 'string' && s !== '').slice(0, 2) : [],
+    };
+    if (target.baseUrl && target.secrets.length === 0) {
+      this.logger.warn(`organisation ${organisationId} has a base URL but no signing secret; treated as having none`);
+      target.baseUrl = null;
+    }
+    this.cache.set(organisationId, target, this.config.WEBHOOK_TARGET_CACHE_TTL_MS);
+    return target;
+  }
+}

@@ -1,0 +1,186 @@
+import { describe, expect, it } from '@jest/globals';
+import { backoffCeiling, backoffDelay, scheduleSpan } from './backoff.js';
+import { CircuitBreakers } from './circuit-breaker.js';
+import { classifyFailure, classifyResponse } from './classify.js';
+import { EndpointLimiter } from './endpoint-limiter.js';
+import { MicroBatcher } from './micro-batcher.js';
+import { parseRetryAfter } from './retry-after.js';
+import { jobIdFor, targetUrl, UnsupportedEventError, webhookCallFor, webhookIdFor } from './webhook-call.js';
+
+const DEFAULTS = { baseMs: 10_000, factor: 2, capMs: 2 * 3_600_000 };
+const EVENT_ID = '6f1c2b1e-1111-4222-8333-944445555666';
+
+describe('backoff', () => {
+  it('grows exponentially to the cap, with full jitter below the ceiling', () => {
+    expect([1, 2, 3, 4].map((n) => backoffCeiling(n, DEFAULTS))).toEqual([10_000, 20_000, 40_000, 80_000]);
+    expect(backoffCeiling(11, DEFAULTS)).toBe(7_200_000);
+    expect(backoffCeiling(30, DEFAULTS)).toBe(7_200_000);
+    expect(backoffDelay(3, DEFAULTS, () => 0)).toBe(0);
+    expect(backoffDelay(3, DEFAULTS, () => 0.5)).toBe(20_000);
+    expect(backoffDelay(3, DEFAULTS, () => 0.999999)).toBeLessThanOrEqual(40_000);
+  });
+
+  it('spreads the default 30 attempts over about a day (expected) and under two days (worst)', () => {
+    const { worstMs, expectedMs } = scheduleSpan(30, DEFAULTS);
+    expect(worstMs / 3_600_000).toBeCloseTo(40.84, 1);
+    expect(expectedMs / 3_600_000).toBeGreaterThan(18);
+    expect(expectedMs / 3_600_000).toBeLessThan(24);
+  });
+});
+
+describe('Retry-After', () => {
+  const now = Date.parse('2026-11-22T10:55:00Z');
+  it('reads delay-seconds and HTTP-dates', () => {
+    expect(parseRetryAfter('120', now)).toBe(120_000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 10:56:30 GMT', now)).toBe(90_000);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 10:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter(['5', '9'], now)).toBe(5_000);
+  });
+  it('ignores what it does not understand', () => {
+    for (const value of [undefined, '', '-5', '1.5', 'soon', '2026-11-22T10:56:30Z']) expect(parseRetryAfter(value, now)).toBeUndefined();
+  });
+});
+
+describe('classification', () => {
+  it('maps statuses to success, retry, disable and client error', () => {
+    expect(classifyResponse(200, {})).toEqual({ kind: 'success' });
+    expect(classifyResponse(204, {})).toEqual({ kind: 'success' });
+    expect(classifyResponse(500, {})).toEqual({ kind: 'retry', retryAfterMs: undefined, countsAsEndpointFailure: true });
+    expect(classifyResponse(503, { 'retry-after': '7' })).toEqual({ kind: 'retry', retryAfterMs: 7_000, countsAsEndpointFailure: true });
+    expect(classifyResponse(429, { 'retry-after': '3' })).toEqual({ kind: 'retry', retryAfterMs: 3_000, countsAsEndpointFailure: false });
+    expect(classifyResponse(408, {})).toMatchObject({ kind: 'retry' });
+    expect(classifyResponse(410, {})).toEqual({ kind: 'disable' });
+    for (const status of [301, 400, 401, 403, 404, 422]) expect(classifyResponse(status, {})).toEqual({ kind: 'client-error' });
+  });
+  it('retries network failures and never forbidden addresses', () => {
+    for (const kind of ['timeout', 'refused', 'dns', 'tls', 'network'] as const) expect(classifyFailure(kind)).toMatchObject({ kind: 'retry' });
+    expect(classifyFailure('forbidden-address')).toEqual({ kind: 'forbidden' });
+    expect(classifyFailure('invalid-url')).toEqual({ kind: 'forbidden' });
+  });
+});
+
+describe('CircuitBreakers', () => {
+  it('opens after the threshold, lets one trial through after the cool-down, closes on success', () => {
+    let now = 0;
+    const breakers = new CircuitBreakers({ failureThreshold: 3, cooldownMs: 1_000 }, () => now);
+    breakers.recordFailure('a');
+    breakers.recordFailure('a');
+    expect(breakers.waitMs('a')).toBe(0);
+    breakers.recordFailure('a');
+    expect(breakers.waitMs('a')).toBe(1_000);
+    expect(breakers.waitMs('b')).toBe(0);
+    now = 1_000;
+    expect(breakers.waitMs('a')).toBe(0); // the trial
+    expect(breakers.waitMs('a')).toBe(1_000); // everyone else waits for it
+    breakers.recordFailure('a');
+    expect(breakers.waitMs('a')).toBe(1_000); // re-opened
+    now = 2_000;
+    expect(breakers.waitMs('a')).toBe(0);
+    breakers.recordSuccess('a');
+    expect(breakers.waitMs('a')).toBe(0);
+    expect(breakers.isOpen('a')).toBe(false);
+  });
+});
+
+describe('EndpointLimiter', () => {
+  it('limits calls per endpoint, hands a freed slot to the next in line, and turns callers away from a stalled endpoint', async () => {
+    let now = 0;
+    const limiter = new EndpointLimiter({ perKey: 2, stallMs: 500, maxWaiters: 1 }, () => now);
+    expect(await limiter.acquire('a', 100)).toBe(true);
+    expect(await limiter.acquire('a', 100)).toBe(true);
+    expect(await limiter.acquire('b', 100)).toBe(true);
+    const waiting = limiter.acquire('a', 1_000);
+    expect(await limiter.acquire('a', 1_000)).toBe(false); // line is full
+    limiter.release('a');
+    expect(await waiting).toBe(true);
+    expect(limiter.active('a')).toBe(2);
+    now = 600;
+    expect(limiter.stalled('a')).toBe(true);
+    expect(await limiter.acquire('a', 1_000)).toBe(false);
+    expect(await limiter.acquire('a', 0)).toBe(false);
+    limiter.release('a');
+    limiter.release('a');
+    expect(limiter.active('a')).toBe(0);
+  });
+
+  it('gives up waiting after maxWaitMs', async () => {
+    const limiter = new EndpointLimiter({ perKey: 1, stallMs: 10_000, maxWaiters: 5 });
+    expect(await limiter.acquire('a', 10)).toBe(true);
+    expect(await limiter.acquire('a', 20)).toBe(false);
+    limiter.release('a');
+    expect(await limiter.acquire('a', 10)).toBe(true);
+  });
+});
+
+describe('webhook calls', () => {
+  const base = { eventId: EVENT_ID, occurredAt: '2026-11-22T10:55:03.000Z', organisationId: 'org-1' };
+
+  it('POST /offer/response with the exact body and key order', () => {
+    const call = webhookCallFor('offers.response.recorded', {
+      ...base,
+      respondedAt: '2026-11-22T10:55:03.000Z',
+      previousResponse: 'awaiting',
+      response: 'applied',
+      workerId: 'w1',
+      offerId: 'o1',
+    });
+    expect(call).toMatchObject({ organisationId: 'org-1', method: 'POST', path: '/offer/response' });
+    expect(call.body).toBe(`{"eventId":"${EVENT_ID}","offerId":"o1","workerId":"w1","response":"applied","respondedAt":"2026-11-22T10:55:03.000Z"}`);
+  });
+
+  it('GET /contact/new/{workerId} with no body, the id percent-encoded', () => {
+    expect(webhookCallFor('contacts.added', { ...base, contactId: 'c', workerId: 'a b/ä' })).toMatchObject({
+      method: 'GET',
+      path: '/contact/new/a%20b%2F%C3%A4',
+      body: '',
+    });
+  });
+
+  it('refuses other events and malformed payloads', () => {
+    expect(() => webhookCallFor('offers.created', base)).toThrow(UnsupportedEventError);
+    expect(() => webhookCallFor('offers.response.recorded', { ...base, response: 'maybe', offerId: 'o', workerId: 'w', respondedAt: 'x' })).toThrow(UnsupportedEventError);
+    expect(() => webhookCallFor('contacts.added', { ...base, eventId: 'nope', workerId: 'w' })).toThrow(UnsupportedEventError);
+    expect(() => webhookCallFor('contacts.added', null)).toThrow(UnsupportedEventError);
+  });
+
+  it('derives stable webhook and job ids', () => {
+    expect(webhookIdFor(EVENT_ID, 'org-1')).toBe(`${EVENT_ID}:org-1`);
+    expect(jobIdFor(EVENT_ID, 'org-1')).toBe(`wh_${EVENT_ID}_org-1`);
+    expect(jobIdFor(EVENT_ID, 'org-1', 2)).toBe(`wh_${EVENT_ID}_org-1_r2`);
+    expect(jobIdFor(EVENT_ID, 'org-1')).not.toContain(':');
+  });
+
+  it('joins base URLs with or without a trailing slash, keeping their path and query', () => {
+    expect(targetUrl('https://partner.example.com', '/offer/response')).toEqual({ url: 'https://partner.example.com/offer/response', pathWithQuery: '/offer/response' });
+    expect(targetUrl('https://partner.example.com/', '/offer/response').pathWithQuery).toBe('/offer/response');
+    expect(targetUrl('https://partner.example.com/hooks/v1/', '/offer/response')).toEqual({
+      url: 'https://partner.example.com/hooks/v1/offer/response',
+      pathWithQuery: '/hooks/v1/offer/response',
+    });
+    expect(targetUrl('https://p.example/hooks?tenant=7', '/contact/new/w%201')).toEqual({
+      url: 'https://p.example/hooks/contact/new/w%201?tenant=7',
+      pathWithQuery: '/hooks/contact/new/w%201?tenant=7',
+    });
+  });
+});
+
+describe('MicroBatcher', () => {
+  it('groups concurrent calls into batches and returns each caller its own result', async () => {
+    const batches: number[][] = [];
+    const batcher = new MicroBatcher<number, number>(async (items) => {
+      batches.push(items);
+      return items.map((n) => n * 2);
+    }, 3);
+    const results = await Promise.all([1, 2, 3, 4, 5].map((n) => batcher.add(n)));
+    expect(results).toEqual([2, 4, 6, 8, 10]);
+    expect(batches).toEqual([[1, 2, 3], [4, 5]]);
+  });
+
+  it('fails every caller of a failed batch', async () => {
+    const batcher = new MicroBatcher<number, number>(async () => {
+      throw new Error('db down');
+    });
+    await expect(Promise.all([batcher.add(1), batcher.add(2)])).rejects.toThrow('db down');
+  });
+});

@@ -1,0 +1,81 @@
+interface Slot {
+  inFlight: number;
+  waiters: Array<(granted: boolean) => void>;
+  /** Last time a call of this endpoint finished (or the first one started). */
+  lastProgressAt: number;
+}
+
+export interface EndpointLimiterOptions {
+  /** Calls in flight per endpoint. */
+  perKey: number;
+  /** A saturated endpoint with no call finishing for this long is stalled: callers are turned away at once. */
+  stallMs: number;
+  /** Callers allowed to wait in line per endpoint; more are turned away at once. */
+  maxWaiters: number;
+}
+
+/**
+ * At most `perKey` calls in flight per endpoint in this process, so a slow integrator holds a few
+ * worker slots and never all of them. A caller finding the endpoint busy waits briefly in line
+ * (a healthy endpoint frees a slot within milliseconds, so its backlog flows without churn); if the
+ * endpoint is stalled, or no slot comes within `maxWaitMs`, it is told no and puts its job back.
+ */
+export class EndpointLimiter {
+  private readonly slots = new Map<string, Slot>();
+
+  constructor(
+    private readonly options: EndpointLimiterOptions,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  acquire(key: string, maxWaitMs: number): Promise<boolean> {
+    let slot = this.slots.get(key);
+    if (!slot) {
+      slot = { inFlight: 0, waiters: [], lastProgressAt: this.now() };
+      this.slots.set(key, slot);
+    }
+    if (slot.inFlight < this.options.perKey) {
+      if (slot.inFlight === 0) slot.lastProgressAt = this.now();
+      slot.inFlight += 1;
+      return Promise.resolve(true);
+    }
+    if (this.now() - slot.lastProgressAt > this.options.stallMs || maxWaitMs <= 0 || slot.waiters.length >= this.options.maxWaiters) {
+      return Promise.resolve(false);
+    }
+    const waiting = slot;
+    return new Promise<boolean>((resolve) => {
+      const waiter = (granted: boolean) => {
+        clearTimeout(timer);
+        resolve(granted);
+      };
+      const timer = setTimeout(() => {
+        const index = waiting.waiters.indexOf(waiter);
+        if (index >= 0) waiting.waiters.splice(index, 1);
+        resolve(false);
+      }, maxWaitMs);
+      waiting.waiters.push(waiter);
+    });
+  }
+
+  release(key: string): void {
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    slot.lastProgressAt = this.now();
+    const next = slot.waiters.shift();
+    if (next) {
+      next(true); // the slot passes straight to the next in line
+      return;
+    }
+    slot.inFlight -= 1;
+    if (slot.inFlight <= 0) this.slots.delete(key);
+  }
+
+  active(key: string): number {
+    return this.slots.get(key)?.inFlight ?? 0;
+  }
+
+  stalled(key: string): boolean {
+    const slot = this.slots.get(key);
+    return !!slot && slot.inFlight >= this.options.perKey && this.now() - slot.lastProgressAt > this.options.stallMs;
+  }
+}

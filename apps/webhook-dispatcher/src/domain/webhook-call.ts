@@ -1,0 +1,87 @@
+import { EventSubject } from '@availability/contracts';
+
+/** One HTTP call to an integrator, independent of where its service lives. */
+export interface WebhookCall {
+  /** Whose service is called. */
+  organisationId: string;
+  eventId: string;
+  subject: string;
+  method: 'GET' | 'POST';
+  /** Route below the integrator's base URL, starting with `/`. */
+  path: string;
+  /** Exact bytes sent (and signed); '' for no body. */
+  body: string;
+}
+
+export class UnsupportedEventError extends Error {}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function text(payload: Record<string, unknown>, field: string): string {
+  const value = payload[field];
+  if (typeof value !== 'string' || value === '') throw new UnsupportedEventError(`${field} is missing`);
+  return value;
+}
+
+/**
+ * The integrator call an event triggers (DESIGN 4): `offers.response.recorded` →
+ * `POST /offer/response` to the offer's sending organisation; `contacts.added` →
+ * `GET /contact/new/{workerId}` to the organisation the worker added. Throws UnsupportedEventError
+ * for anything else or a malformed payload (the event can never be delivered).
+ */
+export function webhookCallFor(subject: string, payload: unknown): WebhookCall {
+  if (typeof payload !== 'object' || payload === null) throw new UnsupportedEventError('payload is not an object');
+  const event = payload as Record<string, unknown>;
+  const eventId = text(event, 'eventId');
+  if (!UUID.test(eventId)) throw new UnsupportedEventError('eventId is not a uuid');
+  const organisationId = text(event, 'organisationId');
+  switch (subject) {
+    case EventSubject.OfferResponseRecorded: {
+      const response = text(event, 'response');
+      if (response !== 'applied' && response !== 'rejected') throw new UnsupportedEventError(`response ${response} is not applied|rejected`);
+      // Key order is part of the contract (DESIGN 4): eventId, offerId, workerId, response, respondedAt.
+      const body = JSON.stringify({
+        eventId,
+        offerId: text(event, 'offerId'),
+        workerId: text(event, 'workerId'),
+        response,
+        respondedAt: text(event, 'respondedAt'),
+      });
+      return { organisationId, eventId, subject, method: 'POST', path: '/offer/response', body };
+    }
+    case EventSubject.ContactAdded: {
+      const workerId = text(event, 'workerId');
+      return { organisationId, eventId, subject, method: 'GET', path: `/contact/new/${encodeURIComponent(workerId)}`, body: '' };
+    }
+    default:
+      throw new UnsupportedEventError(`no webhook for ${subject}`);
+  }
+}
+
+/** The same `webhook-id` on every attempt and redelivery of one event to one organisation. */
+export function webhookIdFor(eventId: string, organisationId: string): string {
+  return `${eventId}:${organisationId}`;
+}
+
+/**
+ * BullMQ job id of a delivery's attempt series: deterministic, so a redelivered event adds no second
+ * job. (BullMQ refuses custom ids with one `:`, hence `_`.) Each operator redelivery starts a new series.
+ */
+export function jobIdFor(eventId: string, organisationId: string, series = 0): string {
+  const base = `wh_${eventId}_${organisationId}`;
+  return series === 0 ? base : `${base}_r${series}`;
+}
+
+/**
+ * The absolute URL of `path` below an integrator's base URL, and the path-with-query as it appears on
+ * the request line (what the `hmac` signature covers). Works with or without a trailing slash and
+ * keeps the base URL's own path prefix and query.
+ */
+export function targetUrl(baseUrl: string, path: string): { url: string; pathWithQuery: string } {
+  const base = new URL(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const url = new URL(base.toString());
+  url.pathname = `${prefix}${path}`;
+  url.hash = '';
+  return { url: url.toString(), pathWithQuery: `${url.pathname}${url.search}` };
+}

@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { createHttpService, loadConfig } from '@availability/service-core';
+import { mountQueueDashboard } from './admin/queue-dashboard.js';
+import { resolveDispatcherConfig, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
+import { WebhookDispatcherModule } from './webhook-dispatcher.module.js';
+
+/** Operator requests are small JSON bodies. */
+const BODY_LIMIT_BYTES = 64 * 1024;
+
+export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
+  const app = await createHttpService(WebhookDispatcherModule.forRoot(config), {
+    bodyLimit: BODY_LIMIT_BYTES,
+    openApi: {
+      title: 'Availability Platform — Webhook Dispatcher',
+      description:
+        'Signed, retried, logged calls to integrators (offer responses, contacts added). The operator API lists deliveries ' +
+        'with their attempts and redelivers them; the BullMQ dashboard is at /admin/queues (same bearer token).',
+      version: '1.0',
+    },
+    configureOpenApi: (builder) => builder.addBearerAuth(undefined, 'admin'),
+  });
+  await mountQueueDashboard(app);
+  await app.listen(config.PORT, config.HTTP_HOST);
+  return app;
+}
+
+// Started directly (not imported by a test or the dev launcher).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await startWebhookDispatcher(resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig)));
+}

@@ -1,0 +1,57 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { JobsModule, RedisHealth } from '@availability/jobs';
+import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
+import { AdminAuthGuard } from './admin/admin-auth.js';
+import { DeliveriesController } from './admin/deliveries.controller.js';
+import { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
+import { DeliveriesRepository, DISPATCHER_SCHEMA } from './delivery/deliveries.repository.js';
+import { DeliveryQueue } from './delivery/delivery-queue.js';
+import { DeliveryWorker } from './delivery/delivery-worker.js';
+import { EndpointRegistry } from './delivery/endpoint-registry.js';
+import { EventIntake } from './delivery/event-intake.js';
+import { TargetResolver } from './delivery/target-resolver.js';
+import { CreateDispatcher1764100000000 } from './migrations/1764100000000-create-dispatcher.js';
+
+export const SERVICE_NAME = 'webhook-dispatcher';
+
+@Module({})
+export class WebhookDispatcherModule {
+  static forRoot(config: WebhookDispatcherConfig): DynamicModule {
+    return {
+      module: WebhookDispatcherModule,
+      global: true,
+      imports: [
+        createLoggerModule(SERVICE_NAME, config),
+        DatabaseModule.forRoot(() => ({
+          url: config.DATABASE_URL,
+          schema: DISPATCHER_SCHEMA,
+          migrations: [CreateDispatcher1764100000000],
+          poolSize: config.DATABASE_POOL_SIZE,
+          applicationName: SERVICE_NAME,
+        })),
+        NatsModule.forRoot(() => ({ servers: config.NATS_URL, name: SERVICE_NAME, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        OutboxModule.forRoot(() => ({
+          schema: DISPATCHER_SCHEMA,
+          subjectPrefix: config.NATS_SUBJECT_PREFIX,
+          enabled: config.OUTBOX_RELAY_ENABLED,
+        })),
+        JobsModule.forRoot(() => ({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX })),
+        HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),
+      ],
+      controllers: [DeliveriesController],
+      providers: [
+        { provide: WebhookDispatcherConfig, useValue: config },
+        AdminAuthGuard,
+        DeliveriesRepository,
+        TargetResolver,
+        EndpointRegistry,
+        DeliveryQueue,
+        EventIntake,
+        DeliveryWorker,
+      ],
+      exports: [WebhookDispatcherConfig],
+    };
+  }
+}

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { DirectoryPattern, EventSubject, WEBHOOK_TARGET_CHANGED_SUBJECT } from '@availability/contracts';
+import { ensureEventStream } from '@availability/messaging';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { TEST_NATS_URL } from '@availability/testing';
+
+/** What the fake contact-directory answers for each organisation (absent: no base URL). */
+export type Targets = Map<string, { baseUrl: string | null; secrets: string[] }>;
+
+/**
+ * The test's side of NATS: a fake `directory.webhook-target.resolve` responder speaking RequestReply's
+ * wire format, the `webhook-target.changed` broadcast, and publishing events as offers-api's relay does.
+ */
+export class TestNats {
+  readonly targets: Targets = new Map();
+  resolveCalls = 0;
+
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly prefix: string,
+  ) {}
+
+  static async start(prefix: string, stream: string): Promise<TestNats> {
+    const nc = await connect({ servers: TEST_NATS_URL });
+    await ensureEventStream(await jetstreamManager(nc), { name: stream, subjectPrefix: prefix });
+    const nats = new TestNats(nc, jetstream(nc), prefix);
+    nc.subscribe(`${prefix}${DirectoryPattern.ResolveWebhookTarget}`, {
+      queue: 'contact-directory',
+      callback: (error, message) => {
+        if (error) return;
+        nats.resolveCalls += 1;
+        const { organisationId } = message.json<{ organisationId: string }>();
+        const result = nats.targets.get(organisationId) ?? { baseUrl: null, secrets: [] };
+        message.respond(JSON.stringify({ ok: true, result }));
+      },
+    });
+    await nc.flush();
+    return nats;
+  }
+
+  async publish(subject: string, payload: Record<string, unknown>, msgId = payload.eventId as string): Promise<void> {
+    const h = natsHeaders();
+    h.set('Nats-Msg-Id', msgId);
+    await this.js.publish(`${this.prefix}${subject}`, JSON.stringify(payload), { headers: h });
+  }
+
+  targetChanged(organisationId: string): void {
+    this.nc.publish(`${this.prefix}${WEBHOOK_TARGET_CHANGED_SUBJECT}`, JSON.stringify({ organisationId }));
+  }
+
+  async close(): Promise<void> {
+    await this.nc.close();
+  }
+}
+
+/** `offers.response.recorded` exactly as offers-api publishes it. */
+export function offerResponseEvent(organisationId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const respondedAt = new Date().toISOString();
+  return {
+    eventId: randomUUID(),
+    occurredAt: respondedAt,
+    organisationId,
+    offerId: randomUUID(),
+    workerId: `w_${randomUUID().slice(0, 8)}`,
+    response: 'applied',
+    previousResponse: 'awaiting',
+    respondedAt,
+    ...overrides,
+  };
+}
+
+export function contactAddedEvent(organisationId: string, workerId: string): Record<string, unknown> {
+  return { eventId: randomUUID(), occurredAt: new Date().toISOString(), organisationId, contactId: randomUUID(), workerId };
+}
+
+export const OFFER_RESPONSE = EventSubject.OfferResponseRecorded;
+export const CONTACT_ADDED = EventSubject.ContactAdded;
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
+
+/** A tiny integrator on loopback whose answers each test scripts; records every request. */
+export class Receiver {
+  readonly requests: ReceivedRequest[] = [];
+  respond: (request: ReceivedRequest, index: number) => Reply = () => ({ status: 200 });
+  private readonly server: Server;
+  private readonly hanging = new Set<() => void>();
+
+  private constructor() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        this.requests.push(request);
+        const reply = this.respond(request, this.requests.length - 1);
+        if (reply === 'hang') {
+          const end = () => res.destroy();
+          this.hanging.add(end);
+          res.on('close', () => this.hanging.delete(end));
+          return;
+        }
+        const send = () => res.writeHead(reply.status, reply.headers).end(reply.body ?? '');
+        if (reply.delayMs) setTimeout(send, reply.delayMs);
+        else send();
+      });
+    });
+    this.server.keepAliveTimeout = 60_000;
+  }
+
+  static async start(): Promise<Receiver> {
+    const receiver = new Receiver();
+    receiver.server.listen(0, '127.0.0.1');
+    await once(receiver.server, 'listening');
+    return receiver;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+  }
+
+  to(path: string): ReceivedRequest[] {
+    return this.requests.filter((r) => r.url.includes(path));
+  }
+
+  async close(): Promise<void> {
+    for (const end of this.hanging) end();
+    this.server.closeAllConnections();
+    this.server.close();
+  }
+}
+
+export class AdminApi {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  async call<T = unknown>(method: string, path: string, body?: unknown, token: string | null = this.token): Promise<{ status: number; json: T }> {
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, json: (text ? JSON.parse(text) : undefined) as T };
+  }
+
+  async deliveries(query: Record<string, string>): Promise<DeliveryJson[]> {
+    const { json } = await this.call<{ items: DeliveryJson[] }>('GET', `/admin/deliveries?${new URLSearchParams(query)}`);
+    return json.items;
+  }
+
+  async delivery(eventId: string): Promise<DeliveryJson | undefined> {
+    return (await this.deliveries({ eventId }))[0];
+  }
+}
+
+export interface DeliveryJson {
+  id: number;
+  eventId: string;
+  organisationId: string;
+  webhookId: string;
+  url: string | null;
+  status: string;
+  attempts: number;
+  series: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  attemptLog: Array<{ attemptNo: number; series: number; statusCode: number | null; errorKind: string | null; responseExcerpt: string | null; durationMs: number }>;
+}
