@@ -1,0 +1,98 @@
+import { parseArgs } from 'node:util';
+import { type Defer, type OffersBenchSettings, runOffersBench } from './offers.bench.js';
+import { type BenchReport, formatReport, saveReport } from './report.js';
+
+/**
+ * `npm run bench [-- offers] [--duration=10 --warmup=3 --post-connections=.. --get-connections=..
+ *  --rate=300 --rate-connections=.. --offers=100]`, or the same as BENCH_DURATION, BENCH_WARMUP, ...
+ * Exits 0 when targets are missed (it is a measurement); 1 when the benchmark itself failed.
+ */
+const OPTIONS = {
+  duration: { env: 'BENCH_DURATION', default: 10 },
+  warmup: { env: 'BENCH_WARMUP', default: 3 },
+  'post-connections': { env: 'BENCH_POST_CONNECTIONS', default: 32 },
+  'get-connections': { env: 'BENCH_GET_CONNECTIONS', default: 32 },
+  rate: { env: 'BENCH_RATE', default: 300 },
+  'rate-connections': { env: 'BENCH_RATE_CONNECTIONS', default: 10 },
+  offers: { env: 'BENCH_OFFERS', default: 100 },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+
+const BENCHMARKS: Record<string, (settings: Record<OptionName, number>, signal: AbortSignal, defer: Defer) => Promise<BenchReport>> = {
+  offers: (o, signal, defer) => {
+    const settings: OffersBenchSettings = {
+      durationSeconds: o.duration,
+      warmupSeconds: o.warmup,
+      postConnections: o['post-connections'],
+      getConnections: o['get-connections'],
+      fixedRate: o.rate,
+      fixedRateConnections: o['rate-connections'],
+      offers: o.offers,
+      workers: 10,
+    };
+    return runOffersBench(settings, signal, defer);
+  },
+};
+
+function readSettings(): { names: string[]; settings: Record<OptionName, number> } {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: Object.fromEntries(Object.keys(OPTIONS).map((name) => [name, { type: 'string' as const }])),
+  });
+  const settings = {} as Record<OptionName, number>;
+  for (const [name, option] of Object.entries(OPTIONS) as Array<[OptionName, (typeof OPTIONS)[OptionName]]>) {
+    const raw = (values[name] as string | undefined) ?? process.env[option.env];
+    const value = raw === undefined ? option.default : Number(raw);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} (${option.env}) must be a positive number, got ${raw}`);
+    settings[name] = value;
+  }
+  const names = positionals.length > 0 ? positionals : Object.keys(BENCHMARKS);
+  const unknown = names.filter((name) => !BENCHMARKS[name]);
+  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; available: ${Object.keys(BENCHMARKS).join(', ')}`);
+  return { names, settings };
+}
+
+async function main(): Promise<number> {
+  let names: string[];
+  let settings: Record<OptionName, number>;
+  try {
+    ({ names, settings } = readSettings());
+  } catch (error) {
+    console.error(`[bench] ${(error as Error).message}`);
+    return 2;
+  }
+  const abort = new AbortController();
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (abort.signal.aborted) process.exit(130); // second Ctrl-C: give up on cleaning
+    console.error(`\n[bench] ${signal}: stopping the load and cleaning up (Ctrl-C again to quit at once)`);
+    abort.abort(new Error(`interrupted by ${signal}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let exitCode = 0;
+  try {
+    for (const name of names) {
+      const report = await BENCHMARKS[name](settings, abort.signal, (step) => cleanups.push(step));
+      console.log(formatReport(report));
+      console.log(`[bench] figures written to ${await saveReport(report)}`);
+    }
+  } catch (error) {
+    if (abort.signal.aborted) {
+      console.error('[bench] interrupted: no figures');
+      exitCode = 130;
+    } else {
+      console.error(`[bench] failed: ${(error as Error).stack ?? error}`);
+      exitCode = 1;
+    }
+  } finally {
+    // Processes, stream and database go even when the run failed.
+    for (const step of cleanups.reverse()) await step().catch((error: Error) => console.error(`[bench] clean-up step failed: ${error.message}`));
+    if (cleanups.length > 0) console.log('[bench] cleaned up: processes stopped, stream deleted, database dropped');
+  }
+  return exitCode;
+}
+
+process.exit(await main());
