@@ -13,7 +13,8 @@ export interface JobQueuesOptions {
 
 export const JOB_QUEUES_OPTIONS = Symbol('JOB_QUEUES_OPTIONS');
 
-export type JobProcessor<T> = (job: Job<T>) => Promise<void>;
+/** `token` is the worker's lock token: needed to move a job back to delayed (e.g. to honour Retry-After). */
+export type JobProcessor<T> = (job: Job<T>, token?: string) => Promise<void>;
 
 /**
  * The one place that owns BullMQ: queues, workers and their Redis connections. Services enqueue

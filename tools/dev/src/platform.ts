@@ -7,12 +7,17 @@ export interface PlatformService {
   port: number;
   /** Shown next to the address when the service is up. */
   summary: string;
+  /** Settings this service needs locally beyond the shared environment. */
+  env?: Record<string, string>;
 }
 
 export const PLATFORM_SERVICES: PlatformService[] = [
   { app: 'contact-directory', port: 3001, summary: 'organisations, users, workers, credentials, company profile, suggestions' },
   { app: 'offers-api', port: 3000, summary: 'sender offers API (spec 4.1) and worker app API' },
   { app: 'notification-service', port: 3002, summary: 'device registry, push to workers, e-mail' },
+  // Integrators run on this machine in development, so calls to loopback are allowed here.
+  { app: 'webhook-dispatcher', port: 3003, summary: 'signed, retried webhooks to integrators; /admin, /admin/queues', env: { WEBHOOK_ALLOW_LOOPBACK: 'true' } },
+  { app: 'example-integrator', port: 3004, summary: 'a reference integrator service (spec 4.2)' },
 ];
 
 /** Local SMTP for development e-mail (the notification service's default SMTP_URL). */

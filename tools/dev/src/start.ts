@@ -16,7 +16,7 @@ let stopping = false;
 
 async function startService(service: PlatformService): Promise<void> {
   const child = spawn(process.execPath, [resolve('dist/apps', service.app, 'src/main.js')], {
-    env: { LOG_LEVEL: 'info', ...process.env, PORT: String(service.port) },
+    env: { LOG_LEVEL: 'info', ...process.env, ...service.env, PORT: String(service.port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push({ service, child });

@@ -21,7 +21,7 @@ export async function mountQueueDashboard(app: NestFastifyApplication): Promise<
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
   // @bull-board/fastify pins its own copy of @bull-board/api (a patch version apart): same shape, distinct types.
-  createBullBoard({ queues: [new BullMQAdapter(jobs.queue(QueueName.WebhookDelivery))], serverAdapter: serverAdapter as never });
+  createBullBoard({ queues: [new BullMQAdapter(jobs.queue(QueueName.WebhookDelivery))], serverAdapter });
   const logger = new Logger('QueueDashboard');
   const fastify = app.getHttpAdapter().getInstance();
   await fastify.register(

@@ -62,7 +62,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
-    this.worker = this.jobs.process<DeliveryJob>(QueueName.WebhookDelivery, (job) => this.process(job, job.token), {
+    this.worker = this.jobs.process<DeliveryJob>(QueueName.WebhookDelivery, (job, token) => this.process(job, token ?? job.token), {
       concurrency: this.config.WEBHOOK_CONCURRENCY,
       // A job whose process died is taken up again after the lock expires; crashes are not the job's fault.
       maxStalledCount: 10,
