@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { type Defer, type OffersBenchSettings, runOffersBench } from './offers.bench.js';
 import { type BenchReport, formatReport, saveReport } from './report.js';
@@ -35,6 +37,26 @@ const BENCHMARKS: Record<string, (settings: Record<OptionName, number>, signal: 
   },
 };
 
+/**
+ * Benchmarks that live with their service (`apps/<app>/bench/main.ts`), run as their own process so
+ * no tool imports an app. Each prints its own table and figures.
+ */
+const APP_BENCHMARKS: Record<string, string> = {
+  suggestions: 'contact-directory',
+  dispatcher: 'webhook-dispatcher',
+  push: 'notification-service',
+};
+
+async function runAppBenchmark(name: string, signal: AbortSignal): Promise<number> {
+  console.log(`\nBenchmark: ${name}   (npm run bench -- ${name})`);
+  const child = spawn(process.execPath, [`dist/apps/${APP_BENCHMARKS[name]}/bench/main.js`], { stdio: 'inherit' });
+  const stop = () => child.kill('SIGINT');
+  signal.addEventListener('abort', stop, { once: true });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  signal.removeEventListener('abort', stop);
+  return code ?? 1;
+}
+
 function readSettings(): { names: string[]; settings: Record<OptionName, number> } {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -47,9 +69,10 @@ function readSettings(): { names: string[]; settings: Record<OptionName, number>
     if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} (${option.env}) must be a positive number, got ${raw}`);
     settings[name] = value;
   }
-  const names = positionals.length > 0 ? positionals : Object.keys(BENCHMARKS);
-  const unknown = names.filter((name) => !BENCHMARKS[name]);
-  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; available: ${Object.keys(BENCHMARKS).join(', ')}`);
+  const available = [...Object.keys(BENCHMARKS), ...Object.keys(APP_BENCHMARKS)];
+  const names = positionals.length > 0 ? positionals : available;
+  const unknown = names.filter((name) => !available.includes(name));
+  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; available: ${available.join(', ')}`);
   return { names, settings };
 }
 
@@ -75,6 +98,11 @@ async function main(): Promise<number> {
   let exitCode = 0;
   try {
     for (const name of names) {
+      if (APP_BENCHMARKS[name]) {
+        const code = await runAppBenchmark(name, abort.signal);
+        if (code !== 0) exitCode = 1;
+        continue;
+      }
       const report = await BENCHMARKS[name](settings, abort.signal, (step) => cleanups.push(step));
       console.log(formatReport(report));
       console.log(`[bench] figures written to ${await saveReport(report)}`);
