@@ -6,6 +6,7 @@ export * from './database/prepared.js';
 export * from './health/health.module.js';
 export * from './http/api-version.guard.js';
 export * from './http/http-service.js';
+export * from './http/paging.js';
 export * from './http/problem.filter.js';
 export * from './http/problem.js';
 export * from './http/validation.js';

@@ -11,12 +11,12 @@ import { INSERT_OFFER_SQL, insertOfferParams, type NewOffer, SELECT_OFFER_JSON_S
  * statements, without auth, validation, directory or framework. The benchmark's yardstick for what
  * the machine and Postgres allow. Started as its own process by the benchmark.
  *
+ * Statements are prepared once per connection (named), as offers-api runs them (`runPrepared`).
+ *
  * Env: DATABASE_URL, PORT, ORGANISATION_ID (fixed tenant), WORKER_NAMES (JSON {workerId: name}),
- * DATABASE_POOL_SIZE (default 20, as offers-api), NAMED_STATEMENTS (true: prepare each statement once
- * per connection instead of sending it unnamed every time, as TypeORM and so offers-api do).
+ * DATABASE_POOL_SIZE (default 20, as offers-api).
  */
 const organisationId = required('ORGANISATION_ID');
-const named = process.env.NAMED_STATEMENTS === 'true';
 const workerNames = JSON.parse(process.env.WORKER_NAMES ?? '{}') as Record<string, string>;
 const pool = new pg.Pool({
   connectionString: required('DATABASE_URL'),
@@ -65,13 +65,13 @@ app.post('/offer', async (request, reply) => {
     workerIds: body.workerIds,
   };
   const values = insertOfferParams(offer, { eventId: event.eventId, subject: EventSubject.OfferCreated, payload: JSON.stringify(event) });
-  await pool.query({ name: named ? 'insert-offer' : undefined, text: INSERT_OFFER_SQL, values });
+  await pool.query({ name: 'bench.insert-offer', text: INSERT_OFFER_SQL, values });
   return reply.code(201).header('location', `/offer/${offer.id}`).type('text/plain; charset=utf-8').send(offer.id);
 });
 
 app.get<{ Params: { id: string } }>('/offer/:id', async (request, reply) => {
   const { rows } = await pool.query<{ body: string }>({
-    name: named ? 'select-offer-json' : undefined,
+    name: 'bench.select-offer-json',
     text: SELECT_OFFER_JSON_SQL,
     values: [request.params.id, organisationId],
   });

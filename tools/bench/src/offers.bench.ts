@@ -106,28 +106,16 @@ export async function runOffersBench(settings: OffersBenchSettings, signal: Abor
 
   log('stopping offers-api; starting the bare Fastify + pg baseline on the same database');
   await platform.services['offers-api'].stop();
-  const startBare = async (namedStatements: boolean) => {
-    const server = await NodeProcess.start('dist/tools/bench/src/baseline-server.js', {
-      DATABASE_URL: databaseUrl,
-      ORGANISATION_ID: seeded.organisation.id,
-      WORKER_NAMES: JSON.stringify(Object.fromEntries(seeded.workers.map((w) => [w.id, w.name]))),
-      NAMED_STATEMENTS: String(namedStatements),
-    });
-    defer(() => server.stop());
-    return server;
-  };
-  const bare = async (label: string, server: NodeProcess) => {
-    const postRun = await measure(`POST /offer ${label}`, server.url, { ...post, connections: settings.postConnections });
-    const getRun = await measure(`GET /offer/{id} ${label}`, server.url, { ...get, connections: settings.getConnections });
-    scenarios.push({ scenario: `POST /offer ${label}`, load: postRun.result, cpu: postRun.cpu });
-    scenarios.push({ scenario: `GET /offer/{id} ${label}`, load: getRun.result, cpu: getRun.cpu });
-    await server.stop();
-    return { barePost: postRun, bareGet: getRun };
-  };
-  // The yardstick sends statements as offers-api does (unnamed, parsed and planned every time)...
-  const { barePost, bareGet } = await bare('bare', await startBare(false));
-  // ...and, for reference only, prepared once per connection: what the same SQL costs without that.
-  await bare('bare, prepared', await startBare(true));
+  const baseline = await NodeProcess.start('dist/tools/bench/src/baseline-server.js', {
+    DATABASE_URL: databaseUrl,
+    ORGANISATION_ID: seeded.organisation.id,
+    WORKER_NAMES: JSON.stringify(Object.fromEntries(seeded.workers.map((w) => [w.id, w.name]))),
+  });
+  defer(() => baseline.stop());
+  const barePost = await measure('POST /offer bare', baseline.url, { ...post, connections: settings.postConnections });
+  scenarios.push({ scenario: 'POST /offer bare', load: barePost.result, cpu: barePost.cpu });
+  const bareGet = await measure('GET /offer/{id} bare', baseline.url, { ...get, connections: settings.getConnections });
+  scenarios.push({ scenario: 'GET /offer/{id} bare', load: bareGet.result, cpu: bareGet.cpu });
 
   const ratios = [ratio('POST /offer', oursPost.result, barePost.result), ratio('GET /offer/{id}', oursGet.result, bareGet.result)];
   const [{ server_version: postgres }] = await queryDatabase<{ server_version: string }>(databaseUrl, 'SHOW server_version');

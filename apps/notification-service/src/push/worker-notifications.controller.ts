@@ -1,10 +1,8 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentWorker, WorkerAuthGuard } from '@availability/auth';
-import { ProblemException } from '@availability/service-core';
+import { MAX_PAGE_SIZE, pageFromQuery } from '@availability/service-core';
 import { PushRepository } from './push.repository.js';
-
-const MAX_PAGE = 100;
 
 /** What the worker was told, newest first: the app shows it even when a push never arrived. */
 @ApiTags('worker app')
@@ -17,11 +15,11 @@ export class WorkerNotificationsController {
 
   @Get()
   @ApiOperation({ summary: 'My notifications, newest first' })
-  @ApiQuery({ name: 'limit', required: false, description: `1 to ${MAX_PAGE}, default 50` })
+  @ApiQuery({ name: 'limit', required: false, description: `1 to ${MAX_PAGE_SIZE}, default 50` })
   @ApiQuery({ name: 'before', required: false, description: 'nextCursor of the previous page' })
   async list(@CurrentWorker() workerId: string, @Query('limit') limit?: string, @Query('before') before?: string) {
-    const pageSize = positiveInteger('limit', limit, 50, MAX_PAGE);
-    const rows = await this.repository.workerNotifications(workerId, pageSize, before === undefined ? undefined : positiveInteger('before', before));
+    const { limit: pageSize, before: cursor } = pageFromQuery(limit, before);
+    const rows = await this.repository.workerNotifications(workerId, pageSize, cursor);
     return {
       notifications: rows.map((row) => ({
         id: row.id,
@@ -38,11 +36,3 @@ export class WorkerNotificationsController {
   }
 }
 
-function positiveInteger(field: string, raw: string | undefined, fallback?: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (raw === undefined && fallback !== undefined) return fallback;
-  const value = Number(raw);
-  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw) || value < 1 || value > max) {
-    throw ProblemException.field(field, `must be a whole number from 1 to ${max}`);
-  }
-  return value;
-}

@@ -1,11 +1,9 @@
 import { Body, Controller, Get, Param, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { WorkerAnswerDto, type WorkerOfferView } from '@availability/contracts';
-import { ProblemException } from '@availability/service-core';
+import { MAX_PAGE_SIZE, pageFromQuery } from '@availability/service-core';
 import { CurrentWorker, WorkerAuthGuard } from '@availability/auth';
 import { OffersService } from '../offers/offers.service.js';
-
-const MAX_PAGE = 100;
 
 /** The worker app: the offers sent to the signed-in worker, and their Apply / Reject. */
 @ApiTags('worker app')
@@ -18,10 +16,11 @@ export class WorkerOffersController {
 
   @Get()
   @ApiOperation({ summary: 'Offers sent to me, newest first' })
-  @ApiQuery({ name: 'limit', required: false, description: `1 to ${MAX_PAGE}, default 50` })
+  @ApiQuery({ name: 'limit', required: false, description: `1 to ${MAX_PAGE_SIZE}, default 50` })
   @ApiQuery({ name: 'before', required: false, description: 'nextCursor of the previous page' })
   list(@CurrentWorker() workerId: string, @Query('limit') limit?: string, @Query('before') before?: string) {
-    return this.offers.workerOffers(workerId, positiveInteger('limit', limit, 50, MAX_PAGE), before === undefined ? undefined : positiveInteger('before', before));
+    const page = pageFromQuery(limit, before);
+    return this.offers.workerOffers(workerId, page.limit, page.before);
   }
 
   @Get(':id')
@@ -39,11 +38,3 @@ export class WorkerOffersController {
   }
 }
 
-function positiveInteger(field: string, raw: string | undefined, fallback?: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (raw === undefined && fallback !== undefined) return fallback;
-  const value = Number(raw);
-  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw) || value < 1 || value > max) {
-    throw ProblemException.field(field, `must be a whole number from 1 to ${max}`);
-  }
-  return value;
-}
