@@ -41,7 +41,8 @@ export class NatsModule {
           provide: NATS_CONNECTION,
           useFactory: () => {
             const { servers, name } = options();
-            return connect({ servers: servers.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+            // noAsyncTraces: no stack trace captured per request/publish, a measurable cost on the hot path.
+            return connect({ servers: servers.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
           },
         },
         { provide: JETSTREAM, useFactory: (nc: NatsConnection) => jetstream(nc), inject: [NATS_CONNECTION] },

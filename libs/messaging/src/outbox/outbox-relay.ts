@@ -50,7 +50,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly lingerMs: number;
   private running = false;
   private loop?: Promise<void>;
-  private wakeUp?: AbortController;
+  /** Resolves the relay's current sleep early; a plain callback, as an AbortController would build an error per wake-up. */
+  private wakeUp?: () => void;
   private woken = false;
   private lastCleanup = 0;
 
@@ -77,7 +78,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.running = false;
-    this.wakeUp?.abort();
+    this.wakeUp?.();
     await this.loop;
   }
 
@@ -85,7 +86,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   wake(): void {
     if (!this.running) return;
     this.woken = true;
-    this.wakeUp?.abort();
+    this.wakeUp?.();
   }
 
   /** Publishes until the outbox is empty; returns how many rows were published. Used by tests and shutdown. */
@@ -147,11 +148,17 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Sleeps until the timeout or a wake-up; true when woken. */
-  private async sleep(ms: number): Promise<boolean> {
-    this.wakeUp = new AbortController();
-    return sleep(ms, undefined, { signal: this.wakeUp.signal }).then(
-      () => false,
-      () => true,
-    );
+  private sleep(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeUp = undefined;
+        resolve(false);
+      }, ms);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve(true);
+      };
+    });
   }
 }

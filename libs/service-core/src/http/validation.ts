@@ -4,11 +4,19 @@ import { getMetadataStorage, validateSync, type ValidationError } from 'class-va
 import { type DtoClass, nestedDtoTypes } from '@availability/contracts';
 import { type FieldErrors, ProblemException } from './problem.js';
 
-function propertiesOf(dto: DtoClass): string[] {
-  const names = getMetadataStorage()
-    .getTargetValidationMetadatas(dto, '', true, false)
-    .map((metadata) => metadata.propertyName);
-  return [...new Set(names)];
+const lowerCaseProperties = new WeakMap<DtoClass, Map<string, string>>();
+
+/** Lower-case name → the DTO's spelling, read from class-validator's metadata once per class. */
+function propertiesOf(dto: DtoClass): Map<string, string> {
+  let properties = lowerCaseProperties.get(dto);
+  if (!properties) {
+    const names = getMetadataStorage()
+      .getTargetValidationMetadatas(dto, '', true, false)
+      .map((metadata) => metadata.propertyName);
+    properties = new Map(names.map((name) => [name.toLowerCase(), name]));
+    lowerCaseProperties.set(dto, properties);
+  }
+  return properties;
 }
 
 /**
@@ -18,7 +26,7 @@ function propertiesOf(dto: DtoClass): string[] {
  */
 export function canonicalisePropertyNames(value: unknown, dto: DtoClass, path: string, errors: FieldErrors): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const byLowerCase = new Map(propertiesOf(dto).map((name) => [name.toLowerCase(), name]));
+  const byLowerCase = propertiesOf(dto);
   const nested = nestedDtoTypes(dto);
   const result: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(value)) {
