@@ -47,6 +47,8 @@ export interface OutboundClientOptions {
  */
 export class OutboundClient {
   private readonly agent: Agent;
+  /** Verdict of the address policy per literal host: the same few hosts are called again and again. */
+  private readonly literalVerdicts = new Map<string, string | undefined>();
 
   constructor(private readonly options: OutboundClientOptions) {
     this.agent = new Agent({
@@ -68,12 +70,15 @@ export class OutboundClient {
   async send(call: OutboundRequest): Promise<OutboundResponse> {
     const url = parseUrl(call.url);
     // A literal IP skips DNS, so it is checked here.
-    const literal = url.hostname.replace(/^\[|\]$/g, '');
-    const reason = forbiddenReason(literal, this.options.policy);
-    if (reason && reason !== 'not an IP address') throw new OutboundRequestError('forbidden-address', reason);
+    const reason = this.literalVerdict(url.hostname);
+    if (reason) throw new OutboundRequestError('forbidden-address', reason);
 
     const started = performance.now();
     const maxBytes = call.maxResponseBytes ?? 4096;
+    // One deadline for the whole call. Not AbortSignal.timeout(): its timer fires (and builds an
+    // error) even after the call has finished; this one is cleared.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), call.timeoutMs);
     try {
       const response = await request(url, {
         method: call.method,
@@ -82,14 +87,25 @@ export class OutboundClient {
         dispatcher: this.agent,
         headersTimeout: call.timeoutMs,
         bodyTimeout: call.timeoutMs,
-        signal: AbortSignal.timeout(call.timeoutMs),
+        signal: deadline.signal,
         maxRedirections: 0,
       } as Parameters<typeof request>[1]);
       const { body, truncated } = await readBounded(response.body, maxBytes);
       return { status: response.statusCode, headers: response.headers, body, truncated, durationMs: performance.now() - started };
     } catch (error) {
       throw classify(error, call.timeoutMs);
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  private literalVerdict(hostname: string): string | undefined {
+    if (this.literalVerdicts.has(hostname)) return this.literalVerdicts.get(hostname);
+    const reason = forbiddenReason(hostname.replace(/^\[|\]$/g, ''), this.options.policy);
+    const verdict = reason === 'not an IP address' ? undefined : reason;
+    if (this.literalVerdicts.size >= 10_000) this.literalVerdicts.clear();
+    this.literalVerdicts.set(hostname, verdict);
+    return verdict;
   }
 
   async close(): Promise<void> {
