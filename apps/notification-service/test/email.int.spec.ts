@@ -9,9 +9,8 @@ import type {
   WebhookEndpointDisabledEvent,
 } from '@availability/contracts';
 import { DirectoryPattern } from '@availability/contracts';
-import { eventually, freePort, startTestPlatform, type TestPlatform } from '@availability/testing';
+import { eventually, freePort, SmtpSink, startTestPlatform, type TestPlatform } from '@availability/testing';
 import { envelope, EventPublisher, sleep } from './helpers.js';
-import { SmtpSink } from './smtp-sink.js';
 
 /**
  * E-mail through a real SMTP server on loopback: invitations, the offer's notify address told of

@@ -2,3 +2,4 @@ export * from './service-process.js';
 export * from './test-database.js';
 export * from './test-events.js';
 export * from './test-platform.js';
+export * from './smtp-sink.js';
