@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { EventSubject, type OfferCreatedEvent, type OfferTimeSlot } from '@availability/contracts';
-// Nx forbids importing an app whatever the tags say; this one module is exported for benchmarks (sql.ts).
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { INSERT_OFFER_SQL, insertOfferParams, type NewOffer, SELECT_OFFER_JSON_SQL } from '@availability/offers-api/sql';
 
 /**
