@@ -2,6 +2,7 @@ import { type CanActivate, createParamDecorator, type ExecutionContext, Injectab
 import type { FastifyRequest } from 'fastify';
 import type { CredentialVerdict } from '@availability/contracts';
 import { ProblemException } from '@availability/service-core';
+import { bearerToken } from './admin-token.js';
 import { CredentialVerifier } from './credential-verifier.js';
 
 type AuthenticatedRequest = FastifyRequest & { organisationId?: string; workerId?: string };
@@ -10,11 +11,8 @@ const MAX_TOKEN_LENGTH = 512;
 
 /** `Authorization: Bearer <token>` or `X-Api-Key: <token>`. */
 export function presentedToken(request: FastifyRequest): string | undefined {
-  const authorization = request.headers.authorization;
-  if (typeof authorization === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (match) return match[1];
-  }
+  const bearer = bearerToken(request.headers.authorization);
+  if (bearer) return bearer;
   const apiKey = request.headers['x-api-key'];
   return typeof apiKey === 'string' && apiKey.length > 0 ? apiKey.trim() : undefined;
 }

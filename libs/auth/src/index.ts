@@ -1,3 +1,4 @@
+export * from './admin-token.js';
 export * from './auth.guards.js';
 export * from './auth.module.js';
 export * from './credential-verifier.js';

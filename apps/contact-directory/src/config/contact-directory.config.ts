@@ -1,9 +1,8 @@
 import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
+import { adminTokenProblem } from '@availability/auth';
 import type { AddressPolicy } from '@availability/outbound-http';
 
-/** Shortest admin token accepted in production. */
-export const MIN_PRODUCTION_ADMIN_TOKEN_LENGTH = 32;
 
 /**
  * Development/test key for encrypting webhook secrets at rest (32 zero-ish bytes, base64). Public by
@@ -82,9 +81,8 @@ export class ContactDirectoryConfig extends ServiceConfig {
  */
 export function assertAdminTokenAllowed(config: ContactDirectoryConfig): void {
   const problems: string[] = [];
-  if (config.NODE_ENV === 'production' && config.DIRECTORY_ADMIN_TOKEN.length < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH) {
-    problems.push(`DIRECTORY_ADMIN_TOKEN: must be set to at least ${MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters when NODE_ENV is production`);
-  }
+  const tokenProblem = adminTokenProblem('DIRECTORY_ADMIN_TOKEN', config.DIRECTORY_ADMIN_TOKEN, config.NODE_ENV);
+  if (tokenProblem) problems.push(tokenProblem);
   if (!isSecretKey(config.DIRECTORY_SECRET_KEY)) {
     problems.push('DIRECTORY_SECRET_KEY: must be 32 bytes in base64');
   } else if (config.NODE_ENV === 'production' && config.DIRECTORY_SECRET_KEY === DEV_SECRET_KEY) {

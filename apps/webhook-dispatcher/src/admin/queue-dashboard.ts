@@ -6,7 +6,8 @@ import { JobQueues, QueueName } from '@availability/jobs';
 import { ProblemException, sendProblem } from '@availability/service-core';
 import { Logger } from '@nestjs/common';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { ADMIN_AUTH_HINT, adminTokenMatches, bearerToken } from './admin-auth.js';
+import { adminTokenMatches, bearerToken } from '@availability/auth';
+import { ADMIN_AUTH_HINT } from './admin-auth.js';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 

@@ -1,8 +1,7 @@
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
+import { adminTokenProblem } from '@availability/auth';
 
-/** Shortest operator token accepted in production. */
-export const MIN_PRODUCTION_ADMIN_TOKEN_LENGTH = 32;
 
 /**
  * webhook-dispatcher's settings (README "Configuration"). The retry defaults spread 30 attempts over
@@ -127,11 +126,8 @@ export class WebhookDispatcherConfig extends ServiceConfig {
  * Outside production, loopback calls are allowed unless WEBHOOK_ALLOW_LOOPBACK says otherwise.
  */
 export function resolveDispatcherConfig(config: WebhookDispatcherConfig, env: Record<string, string | undefined> = process.env): WebhookDispatcherConfig {
-  if (config.NODE_ENV === 'production' && config.DISPATCHER_ADMIN_TOKEN.length < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigValidationError([
-      `DISPATCHER_ADMIN_TOKEN: must be set to at least ${MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters when NODE_ENV is production`,
-    ]);
-  }
+  const tokenProblem = adminTokenProblem('DISPATCHER_ADMIN_TOKEN', config.DISPATCHER_ADMIN_TOKEN, config.NODE_ENV);
+  if (tokenProblem) throw new ConfigValidationError([tokenProblem]);
   if (config.NODE_ENV !== 'production' && (env.WEBHOOK_ALLOW_LOOPBACK ?? '') === '') config.WEBHOOK_ALLOW_LOOPBACK = true;
   return config;
 }
