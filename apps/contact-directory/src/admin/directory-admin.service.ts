@@ -88,24 +88,24 @@ export class DirectoryAdminService {
 
   async issueWorkerToken(workerId: string): Promise<WorkerTokenView> {
     const token = issueWorkerToken();
-    if (!(await this.repository.insertWorkerToken(existingId(workerId, 'The worker'), token))) throw ProblemException.notFound('The worker');
+    if (!(await this.repository.insertOwnedToken('worker', existingId(workerId, 'The worker'), token))) throw ProblemException.notFound('The worker');
     return { id: token.id, token: token.token };
   }
 
   async revokeWorkerToken(tokenId: string): Promise<void> {
-    const tokenHash = await this.repository.revokeWorkerToken(existingId(tokenId, 'The worker token'));
+    const tokenHash = await this.repository.revokeOwnedToken('worker', existingId(tokenId, 'The worker token'));
     if (tokenHash === undefined) throw ProblemException.notFound('The worker token');
     await this.revocations.credentialRevoked(tokenHash);
   }
 
   async issuePortalUserToken(userId: string): Promise<PortalUserTokenView> {
     const token = issuePortalUserToken();
-    if (!(await this.repository.insertPortalUserToken(existingId(userId, 'The user'), token))) throw ProblemException.notFound('The user');
+    if (!(await this.repository.insertOwnedToken('user', existingId(userId, 'The user'), token))) throw ProblemException.notFound('The user');
     return { id: token.id, token: token.token };
   }
 
   async revokePortalUserToken(tokenId: string): Promise<void> {
-    const tokenHash = await this.repository.revokePortalUserToken(existingId(tokenId, 'The user token'));
+    const tokenHash = await this.repository.revokeOwnedToken('user', existingId(tokenId, 'The user token'));
     if (tokenHash === undefined) throw ProblemException.notFound('The user token');
     await this.revocations.credentialRevoked(tokenHash);
   }

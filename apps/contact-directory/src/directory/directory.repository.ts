@@ -57,6 +57,14 @@ FROM (
   WHERE ow.organisation_id = $1 AND ow.worker_id = ANY($3::uuid[])
 ) found`;
 
+/** Credentials that belong to one owner row; the same statements serve both tables (constants, never input). */
+const OWNED_TOKENS = {
+  worker: { table: 'directory.worker_token', ownerColumn: 'worker_id', ownerTable: 'directory.worker' },
+  user: { table: 'directory.portal_user_token', ownerColumn: 'user_id', ownerTable: 'directory.portal_user' },
+} as const;
+
+export type OwnedTokenKind = keyof typeof OWNED_TOKENS;
+
 /**
  * The SQL of organisations, users, workers and credentials (the portal features' SQL is in
  * portal/portal.repository.ts). Ids passed in are already known to be uuids.
@@ -190,43 +198,24 @@ export class DirectoryRepository {
     return rows[0];
   }
 
-  /** False when the worker does not exist. */
-  async insertWorkerToken(workerId: string, token: IssuedCredential): Promise<boolean> {
+  /** Issues a worker or portal-user token; false when its owner does not exist. */
+  async insertOwnedToken(kind: OwnedTokenKind, ownerId: string, token: IssuedCredential): Promise<boolean> {
+    const { table, ownerColumn, ownerTable } = OWNED_TOKENS[kind];
     const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO directory.worker_token (id, worker_id, token_hash)
-       SELECT $1, w.id, $3 FROM directory.worker w WHERE w.id = $2
+      `INSERT INTO ${table} (id, ${ownerColumn}, token_hash)
+       SELECT $1, owner.id, $3 FROM ${ownerTable} owner WHERE owner.id = $2
        RETURNING id`,
-      [token.id, workerId, token.tokenHash],
+      [token.id, ownerId, token.tokenHash],
     );
     return rows.length > 0;
   }
 
-  async revokeWorkerToken(tokenId: string): Promise<string | undefined> {
+  /** Revokes a worker or portal-user token (again is harmless); its hash, or undefined when unknown. */
+  async revokeOwnedToken(kind: OwnedTokenKind, tokenId: string): Promise<string | undefined> {
+    const { table } = OWNED_TOKENS[kind];
     const rows: Array<{ tokenHash: string }> = await this.dataSource.query(
       `WITH revoked AS (
-         UPDATE directory.worker_token SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING token_hash
-       )
-       SELECT token_hash AS "tokenHash" FROM revoked`,
-      [tokenId],
-    );
-    return rows[0]?.tokenHash;
-  }
-
-  /** False when the portal user does not exist. */
-  async insertPortalUserToken(userId: string, token: IssuedCredential): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO directory.portal_user_token (id, user_id, token_hash)
-       SELECT $1, u.id, $3 FROM directory.portal_user u WHERE u.id = $2
-       RETURNING id`,
-      [token.id, userId, token.tokenHash],
-    );
-    return rows.length > 0;
-  }
-
-  async revokePortalUserToken(tokenId: string): Promise<string | undefined> {
-    const rows: Array<{ tokenHash: string }> = await this.dataSource.query(
-      `WITH revoked AS (
-         UPDATE directory.portal_user_token SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING token_hash
+         UPDATE ${table} SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING token_hash
        )
        SELECT token_hash AS "tokenHash" FROM revoked`,
       [tokenId],
