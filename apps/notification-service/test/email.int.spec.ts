@@ -9,7 +9,7 @@ import type {
   WebhookEndpointDisabledEvent,
 } from '@availability/contracts';
 import { DirectoryPattern } from '@availability/contracts';
-import { eventually, freePort, SmtpSink, startTestPlatform, type TestPlatform } from '@availability/testing';
+import { answerRequests, eventually, freePort, SmtpSink, startTestPlatform, type TestPlatform } from '@availability/testing';
 import { envelope, EventPublisher, sleep } from './helpers.js';
 
 /**
@@ -36,16 +36,11 @@ beforeAll(async () => {
     PUSH_TRANSPORT: 'recording',
   });
   events = await EventPublisher.connect(platform.events.prefix);
-  // contact-directory's answer to "who are this organisation's admins?", in RequestReply's wire format.
-  events.nc.subscribe(`${platform.events.prefix}${DirectoryPattern.ResolveOrganisationContacts}`, {
-    queue: 'contact-directory',
-    callback: (error, message) => {
-      if (error) return;
-      contactRequests.push(message.json());
-      message.respond(JSON.stringify({ ok: true, result: { name: 'Acme Staffing', adminEmailAddresses: ['boss@acme.test', 'it@acme.test'] } }));
-    },
+  // contact-directory's answer to "who are this organisation's admins?".
+  await answerRequests(events.nc, `${platform.events.prefix}${DirectoryPattern.ResolveOrganisationContacts}`, (request: unknown) => {
+    contactRequests.push(request);
+    return { name: 'Acme Staffing', adminEmailAddresses: ['boss@acme.test', 'it@acme.test'] };
   });
-  await events.nc.flush();
 });
 
 afterAll(async () => {

@@ -4,10 +4,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { DirectoryPattern, EventSubject, WEBHOOK_TARGET_CHANGED_SUBJECT } from '@availability/contracts';
+import { DirectoryPattern, EventSubject, type ResolveWebhookTargetReply, WEBHOOK_TARGET_CHANGED_SUBJECT } from '@availability/contracts';
 import { ensureEventStream } from '@availability/messaging';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { TEST_NATS_URL } from '@availability/testing';
+import { answerRequests, TEST_NATS_URL } from '@availability/testing';
 
 /** What the fake contact-directory answers for each organisation (absent: no base URL). */
 export type Targets = Map<string, { baseUrl: string | null; secrets: string[] }>;
@@ -30,17 +30,14 @@ export class TestNats {
     const nc = await connect({ servers: TEST_NATS_URL });
     await ensureEventStream(await jetstreamManager(nc), { name: stream, subjectPrefix: prefix });
     const nats = new TestNats(nc, jetstream(nc), prefix);
-    nc.subscribe(`${prefix}${DirectoryPattern.ResolveWebhookTarget}`, {
-      queue: 'contact-directory',
-      callback: (error, message) => {
-        if (error) return;
+    await answerRequests<{ organisationId: string }, ResolveWebhookTargetReply>(
+      nc,
+      `${prefix}${DirectoryPattern.ResolveWebhookTarget}`,
+      ({ organisationId }) => {
         nats.resolveCalls += 1;
-        const { organisationId } = message.json<{ organisationId: string }>();
-        const result = nats.targets.get(organisationId) ?? { baseUrl: null, secrets: [] };
-        message.respond(JSON.stringify({ ok: true, result }));
+        return nats.targets.get(organisationId) ?? { baseUrl: null, secrets: [] };
       },
-    });
-    await nc.flush();
+    );
     return nats;
   }
 

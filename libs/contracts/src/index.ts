@@ -7,4 +7,5 @@ export * from './offers/create-offer.dto.js';
 export * from './offers/offer-values.js';
 export * from './offers/offer.view.js';
 export * from './offers/worker-answer.dto.js';
+export * from './request-reply.js';
 export * from './validation/nested-dto.js';

@@ -3,3 +3,4 @@ export * from './test-database.js';
 export * from './test-events.js';
 export * from './test-platform.js';
 export * from './smtp-sink.js';
+export * from './stand-in-responder.js';

@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { encodeFailure, encodeReply, type RequestReplyAnswer } from '@availability/contracts';
 import { NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
 
-/** Reply envelope: a handler's result, or the reason it failed (never a stack trace). */
-type Reply<T> = { ok: true; result: T } | { ok: false; error: string };
 
 export class RequestFailedError extends Error {}
 
@@ -29,14 +28,14 @@ export class RequestReply implements OnModuleDestroy {
       callback: (error, message) => {
         if (error) return;
         void (async () => {
-          let reply: Reply<TResult>;
+          let reply: string;
           try {
-            reply = { ok: true, result: await handler(message.json<TRequest>()) };
+            reply = encodeReply(await handler(message.json<TRequest>()));
           } catch (failure) {
             this.logger.warn(`${subject} failed: ${(failure as Error).message}`);
-            reply = { ok: false, error: 'request failed' };
+            reply = encodeFailure('request failed');
           }
-          message.respond(JSON.stringify(reply));
+          message.respond(reply);
         })();
       },
     });
@@ -45,7 +44,7 @@ export class RequestReply implements OnModuleDestroy {
 
   async request<TRequest, TResult>(subject: string, request: TRequest, timeoutMs: number): Promise<TResult> {
     const message = await this.connection.request(`${this.prefix}${subject}`, JSON.stringify(request), { timeout: timeoutMs });
-    const reply = message.json<Reply<TResult>>();
+    const reply = message.json<RequestReplyAnswer<TResult>>();
     if (!reply.ok) throw new RequestFailedError(`${subject}: ${reply.error}`);
     return reply.result;
   }
