@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
-import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
+import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxTraceIdMigration } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.guard.js';
 import { AdminController } from './admin/admin.controller.js';
@@ -37,7 +37,7 @@ export class ContactDirectoryModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: DIRECTORY_SCHEMA,
-          migrations: [CreateDirectory1763900000000, PortalAndContacts1764000000000],
+          migrations: [CreateDirectory1763900000000, PortalAndContacts1764000000000, outboxTraceIdMigration(DIRECTORY_SCHEMA, 1764200000000)],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),

@@ -9,6 +9,7 @@ const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 export async function startContactDirectory(config: ContactDirectoryConfig) {
   assertAdminTokenAllowed(config);
   const app = await createHttpService(ContactDirectoryModule.forRoot(config), {
+    metricsToken: config.METRICS_TOKEN,
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Availability Platform — Contact Directory',

@@ -8,6 +8,7 @@ const BODY_LIMIT_BYTES = 256 * 1024;
 
 export async function startExampleIntegrator(config: ExampleIntegratorConfig) {
   const app = await createHttpService(ExampleIntegratorModule.forRoot(config), {
+    metricsToken: config.METRICS_TOKEN,
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Example integrator',

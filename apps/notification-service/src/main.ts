@@ -8,6 +8,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function startNotificationService(config: NotificationServiceConfig) {
   const app = await createHttpService(NotificationServiceModule.forRoot(config), {
+    metricsToken: config.METRICS_TOKEN,
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Availability Platform — Notification service',

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
+import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxTraceIdMigration } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AuthModule } from '@availability/auth';
 import { OffersApiConfig } from './config/offers-api.config.js';
@@ -25,7 +25,7 @@ export class OffersApiModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: OFFERS_SCHEMA,
-          migrations: [CreateOffers1763800000000, OfferVersion1763810000000],
+          migrations: [CreateOffers1763800000000, OfferVersion1763810000000, outboxTraceIdMigration(OFFERS_SCHEMA, 1764200000000)],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),

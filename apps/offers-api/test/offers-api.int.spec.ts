@@ -477,4 +477,31 @@ describe('service surface', () => {
     expect(health.status).toBe(200);
     expect(health.json.status).toBe('ok');
   });
+
+  it('carries the caller’s x-request-id into the response and onto the event the request caused', async () => {
+    const traceId = `trace-${Date.now()}`;
+    const result = await sender.createOffer(offerBody(acme.user.id, ids(acme, 1)), { 'x-request-id': traceId });
+    expect(result.status).toBe(201);
+    expect(result.headers.get('x-request-id')).toBe(traceId);
+    const [created] = await eventually(async () => {
+      const found = await eventsFor(result.text, 'offers.created');
+      return found.length > 0 && found;
+    });
+    expect(created.traceId).toBe(traceId);
+  });
+
+  it('serves Prometheus metrics: request latency by route template, outbox backlog and process metrics', async () => {
+    await sender.call('GET', `/offer/${await createOffer()}`);
+    const metrics = await anonymous.call('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(metrics.text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/offer\/:id",status_code="200"\} [1-9]/m);
+    expect(metrics.text).toMatch(/^http_request_duration_seconds_count\{method="POST",route="\/offer",status_code="201"\} [1-9]/m);
+    expect(metrics.text).toMatch(/^outbox_pending_events \d+$/m);
+    expect(metrics.text).toMatch(/^outbox_oldest_pending_age_seconds [\d.e-]+$/m);
+    expect(metrics.text).toMatch(/^outbox_published_events_total [1-9]\d*$/m);
+    expect(metrics.text).toMatch(/^process_cpu_seconds_total /m);
+    // Raw ids never become label values.
+    expect(metrics.text).not.toMatch(/route="\/offer\/[0-9a-f]{8}-/);
+  });
 });

@@ -4,6 +4,15 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 
 export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
+/** An event as stored in the stream, with the headers the outbox relay sets. */
+export interface StoredEvent {
+  subject: string;
+  data: Record<string, unknown>;
+  msgId?: string;
+  /** The `x-request-id` of the request that caused the event. */
+  traceId?: string;
+}
+
 /**
  * A private event stream and subject prefix for one test suite: services started with these
  * settings publish and consume only here, so suites running side by side never see each other.
@@ -13,7 +22,7 @@ export interface TestEventNamespace {
   prefix: string;
   env: Record<string, string>;
   /** Every message stored in the stream so far, optionally only one subject (without prefix). */
-  messages(subject?: string): Promise<Array<{ subject: string; data: Record<string, unknown>; msgId?: string }>>;
+  messages(subject?: string): Promise<Array<StoredEvent>>;
   dispose(): Promise<void>;
 }
 
@@ -39,14 +48,14 @@ export async function createTestEventNamespace(): Promise<TestEventNamespace> {
         inactive_threshold: 60_000_000_000,
       });
       const consumer = await jetstream(nc).consumers.get(stream, name);
-      const out: Array<{ subject: string; data: Record<string, unknown>; msgId?: string }> = [];
+      const out: Array<StoredEvent> = [];
       const pending = (await consumer.info()).num_pending;
       while (out.length < pending) {
         const batch = await consumer.fetch({ max_messages: Math.min(1000, pending - out.length), expires: 2000 });
         let got = 0;
         for await (const message of batch) {
           got += 1;
-          out.push({ subject: message.subject.slice(prefix.length), data: message.json(), msgId: message.headers?.get('Nats-Msg-Id') });
+          out.push({ subject: message.subject.slice(prefix.length), data: message.json(), msgId: message.headers?.get('Nats-Msg-Id'), traceId: message.headers?.get('x-request-id') });
         }
         if (got === 0) break;
       }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { JobQueues, QueueName } from '@availability/jobs';
+import { counter } from '@availability/service-core';
 import { NotificationServiceConfig } from '../config/notification-service.config.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
 import { classifyFcmError, retryDelay } from './fcm-errors.js';
@@ -45,6 +46,7 @@ export interface OfferEvent extends OfferRef {
 @Injectable()
 export class PushService implements OnApplicationBootstrap {
   private readonly logger = new Logger('PushService');
+  private readonly pushOutcomes = counter('push_messages_total', 'Push messages handed to the transport, by outcome (sent, retrying, failed, token_removed).', ['outcome']);
 
   constructor(
     private readonly config: NotificationServiceConfig,
@@ -126,6 +128,7 @@ export class PushService implements OnApplicationBootstrap {
       // Nothing known to be sent: hand the claims back so the retry sends them.
       const status = lastAttempt ? 'failed' : 'retrying';
       await this.repository.recordDeliveries(messages.map((m) => ({ ...delivery(m), status, errorCode: 'send-failed' })));
+      this.pushOutcomes.inc({ outcome: status }, messages.length);
       throw new RetryLaterError(`sendEach failed: ${(error as Error).message}`);
     }
 
@@ -155,6 +158,7 @@ export class PushService implements OnApplicationBootstrap {
     });
     await this.devices.deleteTokens(deadTokens);
     await this.repository.recordDeliveries(records);
+    for (const record of records) this.pushOutcomes.inc({ outcome: record.status });
     if (retrying > 0) {
       throw new RetryLaterError(`${retrying} of ${messages.length} pushes of event ${data.eventId} to retry`, retryAfterMs);
     }

@@ -36,7 +36,7 @@ WITH new_offer AS (
   INSERT INTO offers.recipient (offer_id, worker_id, name)
   SELECT $1, w.worker_id, w.name FROM unnest($10::text[], $11::text[]) WITH ORDINALITY AS w(worker_id, name, n) ORDER BY w.n
 )
-INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload) VALUES ($12, $13, $14::jsonb)` };
+INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id) VALUES ($12, $13, $14::jsonb, $15)` };
 export const INSERT_OFFER_SQL = INSERT_OFFER.text;
 
 /** The offer exactly as spec 2.3 shapes it, built by Postgres as JSON text (no parse/serialise in Node). */
@@ -104,6 +104,7 @@ export function insertOfferParams(offer: NewOffer, event: OutboxMessage): unknow
     event.eventId,
     event.subject,
     event.payload,
+    event.traceId ?? null,
   ];
 }
 

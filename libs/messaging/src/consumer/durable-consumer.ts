@@ -9,6 +9,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
+import { observeGauge, runWithTraceId, TRACE_ID_HEADER } from '@availability/service-core';
 
 export interface DurableConsumerOptions {
   stream: string;
@@ -88,6 +89,7 @@ export class DurableConsumer {
   private readonly subscriptions: ConsumerMessages[] = [];
   private readonly loops: Array<Promise<void>> = [];
   private readonly inFlight = new Set<Promise<void>>();
+  private stopObserving?: () => void;
 
   constructor(
     private readonly js: JetStreamClient,
@@ -99,7 +101,25 @@ export class DurableConsumer {
   }
 
   async start(): Promise<void> {
-    for (const { name, subject } of jetStreamConsumers(this.options)) {
+    const consumers = jetStreamConsumers(this.options);
+    const infos = () => Promise.all(consumers.map(({ name }) => this.jsm.consumers.info(this.options.stream, name)));
+    const stopPending = observeGauge(
+      'jetstream_consumer_pending_messages',
+      'Events in the stream not yet handed to this durable consumer (the consumer lag).',
+      ['consumer'],
+      async (set) => (await infos()).forEach((info) => set({ consumer: info.name }, info.num_pending)),
+    );
+    const stopAckPending = observeGauge(
+      'jetstream_consumer_ack_pending_messages',
+      'Events handed to this durable consumer and not yet acknowledged (in hand or awaiting redelivery).',
+      ['consumer'],
+      async (set) => (await infos()).forEach((info) => set({ consumer: info.name }, info.num_ack_pending)),
+    );
+    this.stopObserving = () => {
+      stopPending();
+      stopAckPending();
+    };
+    for (const { name, subject } of consumers) {
       await ensureDurableConsumer(this.jsm, this.options.stream, consumerConfig(this.options, name, subject) as Partial<ConsumerConfig> & { durable_name: string });
       const consumer = await this.js.consumers.get(this.options.stream, name);
       const messages = await consumer.consume({ max_messages: Math.max(this.options.concurrency * 2, 10) });
@@ -110,6 +130,7 @@ export class DurableConsumer {
 
   /** Stops taking events and waits for the ones in hand; unacknowledged ones are redelivered later. */
   async stop(): Promise<void> {
+    this.stopObserving?.();
     await Promise.all(this.subscriptions.map((messages) => messages.close().catch(() => undefined)));
     await Promise.all(this.loops);
     await Promise.all(this.inFlight);
@@ -133,7 +154,8 @@ export class DurableConsumer {
       return;
     }
     try {
-      await this.handler(message.subject, payload, message);
+      // The trace id of the request that caused the event (set by the outbox relay) follows into the handler's logs and jobs.
+      await runWithTraceId(message.headers?.get(TRACE_ID_HEADER), () => this.handler(message.subject, payload, message));
       message.ack();
     } catch (error) {
       if (error instanceof PoisonMessageError) {

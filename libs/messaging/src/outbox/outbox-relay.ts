@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamPublishOptions } from '@nats-io/jetstream';
+import { headers } from '@nats-io/transport-node';
+import { counter, observeGauge, TRACE_ID_HEADER } from '@availability/service-core';
 import { DataSource, type EntityManager } from 'typeorm';
 import { JETSTREAM } from '../nats/nats.tokens.js';
 import { type OutboxMessage, outboxTable } from './outbox.js';
@@ -25,13 +27,29 @@ export interface OutboxOptions {
 
 export const OUTBOX_OPTIONS = Symbol('OUTBOX_OPTIONS');
 
+interface OutboxRow {
+  id: number;
+  event_id: string;
+  subject: string;
+  payload: string;
+  trace_id: string | null;
+}
+
+/** `Nats-Msg-Id` = eventId (JetStream de-duplicates a row published twice), and the trace id header. */
+function publishOptions(row: OutboxRow): Partial<JetStreamPublishOptions> {
+  if (!row.trace_id) return { msgID: row.event_id };
+  const traceHeaders = headers();
+  traceHeaders.set(TRACE_ID_HEADER, row.trace_id);
+  return { msgID: row.event_id, headers: traceHeaders };
+}
+
 /** Appends events to the outbox inside the caller's transaction. */
 export async function appendToOutbox(manager: EntityManager, schema: string, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
   await manager.query(
-    `INSERT INTO ${outboxTable(schema)} (event_id, subject, payload)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[])`,
-    [messages.map((m) => m.eventId), messages.map((m) => m.subject), messages.map((m) => m.payload)],
+    `INSERT INTO ${outboxTable(schema)} (event_id, subject, payload, trace_id)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[])`,
+    [messages.map((m) => m.eventId), messages.map((m) => m.subject), messages.map((m) => m.payload), messages.map((m) => m.traceId ?? null)],
   );
 }
 
@@ -54,6 +72,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private wakeUp?: () => void;
   private woken = false;
   private lastCleanup = 0;
+  private readonly published = counter('outbox_published_events_total', 'Events the outbox relay has published to JetStream.');
+  private stopObserving: Array<() => void> = [];
+  private backlogRead?: Promise<{ pending: number; oldestAgeSeconds: number }>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -68,6 +89,18 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
+    // Reported by every instance, relay or not: a growing backlog is what an operator must see.
+    this.stopObserving = [
+      observeGauge('outbox_pending_events', 'Committed events not yet published to JetStream.', [], async (set) =>
+        set({}, (await this.backlog()).pending),
+      ),
+      observeGauge(
+        'outbox_oldest_pending_age_seconds',
+        'Age of the oldest committed event not yet published (the outbox lag); 0 when none waits.',
+        [],
+        async (set) => set({}, (await this.backlog()).oldestAgeSeconds),
+      ),
+    ];
     if (this.options.enabled === false) {
       this.logger.warn('outbox relay disabled by configuration: events are stored but not published by this instance');
       return;
@@ -77,6 +110,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    for (const stop of this.stopObserving) stop();
     this.running = false;
     this.wakeUp?.();
     await this.loop;
@@ -123,19 +157,32 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async publishBatch(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const rows: Array<{ id: number; event_id: string; subject: string; payload: string }> = await manager.query(
-        `SELECT id, event_id, subject, payload::text AS payload FROM ${this.table}
+      const rows: OutboxRow[] = await manager.query(
+        `SELECT id, event_id, subject, payload::text AS payload, trace_id FROM ${this.table}
          WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.batchSize],
       );
       if (rows.length === 0) return 0;
       // Issued in order on one connection, so the stream stores them in order; acks are awaited together.
       await Promise.all(
-        rows.map((row) => this.js.publish(`${this.options.subjectPrefix}${row.subject}`, row.payload, { msgID: row.event_id })),
+        rows.map((row) => this.js.publish(`${this.options.subjectPrefix}${row.subject}`, row.payload, publishOptions(row))),
       );
       await manager.query(`UPDATE ${this.table} SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      this.published.inc(rows.length);
       return rows.length;
     });
+  }
+
+  /** What waits to be published; one query shared by the two gauges of a scrape. */
+  private backlog(): Promise<{ pending: number; oldestAgeSeconds: number }> {
+    this.backlogRead ??= this.dataSource
+      .query(
+        `SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+         FROM ${this.table} WHERE published_at IS NULL`,
+      )
+      .then(([row]: Array<{ pending: number; age: number }>) => ({ pending: row.pending, oldestAgeSeconds: row.age }))
+      .finally(() => setTimeout(() => (this.backlogRead = undefined), 100));
+    return this.backlogRead;
   }
 
   private async cleanUpOccasionally(): Promise<void> {

@@ -65,6 +65,11 @@ export class ServiceConfig {
   @Min(50)
   DIRECTORY_TIMEOUT_MS = 2_000;
 
+  /** When set, `GET /metrics` (Prometheus) needs `Authorization: Bearer <METRICS_TOKEN>`; open when empty. */
+  @IsOptional()
+  @IsString()
+  METRICS_TOKEN = '';
+
   /** Whether this instance publishes its outbox. Turn off only where another instance does it. */
   @IsBoolean()
   OUTBOX_RELAY_ENABLED = true;

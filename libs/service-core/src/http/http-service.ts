@@ -4,9 +4,11 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
-import { requestIdFor } from '../logging/logging.js';
+import { REQUEST_ID_HEADER, requestIdFor } from '../logging/logging.js';
+import { installMetrics } from '../metrics/http-metrics.js';
 import { ApiVersionGuard } from './api-version.guard.js';
 import { ProblemExceptionFilter } from './problem.filter.js';
+import { TraceInterceptor } from './trace.interceptor.js';
 import { BodyValidationPipe } from './validation.js';
 
 export interface HttpServiceOptions {
@@ -15,12 +17,15 @@ export interface HttpServiceOptions {
   openApi: { title: string; description: string; version: string };
   /** Extra OpenAPI security schemes, e.g. the API key header. */
   configureOpenApi?: (builder: DocumentBuilder) => DocumentBuilder;
+  /** `METRICS_TOKEN`: when set, `GET /metrics` needs it as a bearer token. */
+  metricsToken?: string;
 }
 
 /**
  * Creates a service's HTTP application the one way every service does it: Fastify, problem+json for
- * every error, body validation, api-version checking, pino logs, OpenAPI JSON at /openapi.json with
- * its UI at /docs, and graceful shutdown on SIGTERM.
+ * every error, body validation, api-version checking, pino logs with the request id as trace id,
+ * Prometheus metrics at /metrics, OpenAPI JSON at /openapi.json with its UI at /docs, and graceful
+ * shutdown on SIGTERM.
  */
 export async function createHttpService(module: Type<unknown> | DynamicModule, options: HttpServiceOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
@@ -34,14 +39,16 @@ export async function createHttpService(module: Type<unknown> | DynamicModule, o
   app.useGlobalFilters(new ProblemExceptionFilter());
   app.useGlobalPipes(new BodyValidationPipe());
   app.useGlobalGuards(new ApiVersionGuard());
+  app.useGlobalInterceptors(new TraceInterceptor());
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
   // Our APIs speak JSON only; any other body is a 415 problem rather than a string reaching a handler.
   fastify.removeContentTypeParser(['text/plain']);
   fastify.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    reply.header(REQUEST_ID_HEADER, request.id);
   });
+  installMetrics(fastify, { token: options.metricsToken });
 
   setUpOpenApi(app, options);
   return app;

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LoggerModule, type Params } from 'nestjs-pino';
 import type { ServiceConfig } from '../config/service.config.js';
+import { currentTraceId, newTraceId, saneTraceId, TRACE_ID_HEADER } from './trace-context.js';
 
 /** Headers that carry credentials; pino replaces them with "[redacted]" in every log line. */
 export const REDACTED_PATHS = [
@@ -11,13 +11,17 @@ export const REDACTED_PATHS = [
   'req.headers["x-admin-token"]',
 ];
 
-export const REQUEST_ID_HEADER = 'x-request-id';
+export const REQUEST_ID_HEADER = TRACE_ID_HEADER;
 
 /** Accept a caller's request id if it is sane, so one id follows a request across services. */
 export function requestIdFor(req: IncomingMessage): string {
-  const given = req.headers[REQUEST_ID_HEADER];
-  if (typeof given === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(given)) return given;
-  return randomUUID();
+  return saneTraceId(req.headers[REQUEST_ID_HEADER]) ?? newTraceId();
+}
+
+/** Adds the trace id of the work in hand (see trace-context.ts) to every log line. */
+function traceIdMixin(): object {
+  const traceId = currentTraceId();
+  return traceId ? { traceId } : {};
 }
 
 export function loggerParams(serviceName: string, config: ServiceConfig): Params {
@@ -27,6 +31,7 @@ export function loggerParams(serviceName: string, config: ServiceConfig): Params
       level: config.LOG_LEVEL,
       autoLogging: config.HTTP_REQUEST_LOGS,
       genReqId: (req) => requestIdFor(req),
+      mixin: traceIdMixin,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: {
         req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),

@@ -1,0 +1,43 @@
+import { describe, expect, it } from '@jest/globals';
+import { currentTraceId, runWithTraceId } from '../logging/trace-context.js';
+import { counter, metricsRegistry, observeGauge } from './metrics.js';
+
+describe('metrics', () => {
+  it('returns the metric already registered under a name instead of failing', () => {
+    const first = counter('spec_things_total', 'Things.', ['kind']);
+    const second = counter('spec_things_total', 'Things.', ['kind']);
+    expect(second).toBe(first);
+  });
+
+  it('reads observed gauges from every source at scrape time, leaves out a failing one, and forgets removed sources', async () => {
+    let depth = 3;
+    const stopA = observeGauge('spec_depth', 'Depth.', ['queue'], (set) => set({ queue: 'a' }, depth));
+    const stopB = observeGauge('spec_depth', 'Depth.', ['queue'], (set) => set({ queue: 'b' }, 7));
+    const stopBroken = observeGauge('spec_depth', 'Depth.', ['queue'], async () => {
+      throw new Error('redis down');
+    });
+    depth = 4;
+    let text = await metricsRegistry.getSingleMetricAsString('spec_depth');
+    expect(text).toContain('spec_depth{queue="a"} 4');
+    expect(text).toContain('spec_depth{queue="b"} 7');
+
+    stopB();
+    stopBroken();
+    text = await metricsRegistry.getSingleMetricAsString('spec_depth');
+    expect(text).toContain('spec_depth{queue="a"} 4');
+    expect(text).not.toContain('queue="b"');
+    stopA();
+  });
+});
+
+describe('trace context', () => {
+  it('keeps a sane trace id across awaits, replaces an unsafe one, and is empty outside', async () => {
+    expect(currentTraceId()).toBeUndefined();
+    await runWithTraceId('req-123', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(currentTraceId()).toBe('req-123');
+    });
+    runWithTraceId('bad id\nwith newline', () => expect(currentTraceId()).toMatch(/^[0-9a-f-]{36}$/));
+    expect(currentTraceId()).toBeUndefined();
+  });
+});
