@@ -46,7 +46,8 @@ export class SmtpSink {
   readonly mails: ReceivedMail[] = [];
   private readonly server: SMTPServer;
 
-  constructor() {
+  /** `onMail` is told of each message as it arrives (the development mail catcher prints it). */
+  constructor(private readonly onMail?: (mail: ReceivedMail) => void) {
     this.server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS', 'AUTH'],
@@ -57,7 +58,9 @@ export class SmtpSink {
         stream.on('end', () => {
           const { subject, text } = parseMail(Buffer.concat(chunks).toString('utf8'));
           const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-          this.mails.push({ from, to: session.envelope.rcptTo.map((r) => r.address), subject, text, receivedAt: Date.now() });
+          const mail: ReceivedMail = { from, to: session.envelope.rcptTo.map((r) => r.address), subject, text, receivedAt: Date.now() };
+          this.mails.push(mail);
+          this.onMail?.(mail);
           callback();
         });
       },
@@ -65,7 +68,10 @@ export class SmtpSink {
   }
 
   async listen(port: number): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => resolve());
+    });
   }
 
   to(address: string): ReceivedMail[] {

@@ -1,28 +1,35 @@
-import { SMTPServer } from 'smtp-server';
+import { createServer, type Server } from 'node:http';
+import { SmtpSink } from '@availability/testing';
 
 /**
- * A local SMTP server for development: accepts every e-mail the platform sends and prints who it
- * is for and its subject, so invitations and offer notifications can be seen without a mail provider.
+ * A local SMTP server for development: accepts every e-mail the platform sends, prints who it is for
+ * and its subject, and lists what arrived at `GET /api/v1/messages` in the shape Mailpit (the mail
+ * catcher of docker-compose.yml) answers, so `npm run demo` checks e-mail the same way in both.
  */
-export async function startMailCatcher(port: number, print: (line: string) => void): Promise<SMTPServer> {
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    banner: 'Availability Platform development mail catcher',
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-      stream.on('end', () => {
-        const subject = /^Subject: (.*)$/im.exec(raw)?.[1] ?? '(no subject)';
-        const to = session.envelope.rcptTo.map((r) => r.address).join(', ');
-        print(`✉  to ${to}: ${subject}`);
-        callback();
-      });
-    },
+export async function startMailCatcher(smtpPort: number, httpPort: number, print: (line: string) => void): Promise<{ close(): Promise<void> }> {
+  const sink = new SmtpSink((mail) => print(`✉  to ${mail.to.join(', ')}: ${mail.subject}`));
+  await sink.listen(smtpPort);
+  const http: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || !req.url?.startsWith('/api/v1/messages')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const messages = [...sink.mails].reverse().map((mail) => ({
+      From: { Address: mail.from },
+      To: mail.to.map((address) => ({ Address: address })),
+      Subject: mail.subject,
+      Created: new Date(mail.receivedAt).toISOString(),
+    }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ total: messages.length, messages }));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
+    http.once('error', reject);
+    http.listen(httpPort, '127.0.0.1', () => resolve());
   });
-  return server;
+  return {
+    async close() {
+      await new Promise((resolve) => http.close(resolve));
+      await sink.close();
+    },
+  };
 }

@@ -22,3 +22,6 @@ export const PLATFORM_SERVICES: PlatformService[] = [
 
 /** Local SMTP for development e-mail (the notification service's default SMTP_URL). */
 export const MAIL_CATCHER_PORT = 2525;
+
+/** Where the mail catcher lists what arrived (Mailpit's port and API, as in docker-compose.yml). */
+export const MAIL_CATCHER_HTTP_PORT = 8025;

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startMailCatcher } from './mail-catcher.js';
-import { MAIL_CATCHER_PORT, PLATFORM_SERVICES, type PlatformService } from './platform.js';
+import { MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_PORT, PLATFORM_SERVICES, type PlatformService } from './platform.js';
 
 /**
  * Starts the whole platform locally, each service as its own process (as deployed), against the
@@ -60,10 +60,12 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
 try {
-  await startMailCatcher(MAIL_CATCHER_PORT, (line) => console.log(`[mail] ${line}`));
-  console.log(`✔ ${'mail catcher'.padEnd(20)} smtp://127.0.0.1:${MAIL_CATCHER_PORT} — development e-mail is printed here`);
+  await startMailCatcher(MAIL_CATCHER_PORT, MAIL_CATCHER_HTTP_PORT, (line) => console.log(`[mail] ${line}`));
+  console.log(
+    `✔ ${'mail catcher'.padEnd(20)} smtp://127.0.0.1:${MAIL_CATCHER_PORT}  (list http://127.0.0.1:${MAIL_CATCHER_HTTP_PORT}/api/v1/messages) — development e-mail is printed here`,
+  );
   for (const service of PLATFORM_SERVICES) await startService(service);
-  console.log('The platform is up. Seed an organisation with `npm run cli -- seed`. Ctrl-C stops everything.');
+  console.log('The platform is up. Walk the whole journey with `npm run demo`; seed an organisation with `npm run cli -- seed`. Ctrl-C stops everything.');
 } catch (error) {
   console.error((error as Error).message);
   await stopAll(1);

@@ -8,6 +8,8 @@ export interface ReceivedWebhook {
   /** The raw body as text ('' for none). */
   body: string;
   receivedAt: string;
+  /** How many times it arrived: more than 1 means the platform delivered it again (acknowledged, not acted on). */
+  deliveries: number;
 }
 
 /**
@@ -17,22 +19,25 @@ export interface ReceivedWebhook {
  */
 @Injectable()
 export class ReceivedStore {
-  private readonly seen = new Map<string, true>();
+  private readonly seen = new Map<string, ReceivedWebhook>();
   private readonly received: ReceivedWebhook[] = [];
   private duplicates = 0;
 
   constructor(private readonly config: ExampleIntegratorConfig) {}
 
   /** True when this webhook-id is new (and records it); false for a repeat. */
-  record(webhook: ReceivedWebhook): boolean {
-    if (this.seen.has(webhook.webhookId)) {
+  record(arrived: Omit<ReceivedWebhook, 'deliveries'>): boolean {
+    const known = this.seen.get(arrived.webhookId);
+    if (known) {
       // Refresh its place in the LRU order.
-      this.seen.delete(webhook.webhookId);
-      this.seen.set(webhook.webhookId, true);
+      this.seen.delete(arrived.webhookId);
+      this.seen.set(arrived.webhookId, known);
+      known.deliveries += 1;
       this.duplicates += 1;
       return false;
     }
-    this.seen.set(webhook.webhookId, true);
+    const webhook = { ...arrived, deliveries: 1 };
+    this.seen.set(webhook.webhookId, webhook);
     if (this.seen.size > this.config.INTEGRATOR_DEDUP_CAPACITY) this.seen.delete(this.seen.keys().next().value as string);
     this.received.push(webhook);
     if (this.received.length > this.config.INTEGRATOR_RECEIVED_CAPACITY) this.received.shift();
@@ -40,7 +45,7 @@ export class ReceivedStore {
   }
 
   list(): { count: number; duplicates: number; items: ReceivedWebhook[] } {
-    return { count: this.received.length, duplicates: this.duplicates, items: [...this.received] };
+    return { count: this.received.length, duplicates: this.duplicates, items: this.received.map((item) => ({ ...item })) };
   }
 
   clear(): void {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { RequestMethod } from '@nestjs/common';
 import { LoggerModule, type Params } from 'nestjs-pino';
 import type { ServiceConfig } from '../config/service.config.js';
 import { currentTraceId, newTraceId, saneTraceId, TRACE_ID_HEADER } from './trace-context.js';
@@ -26,10 +27,13 @@ function traceIdMixin(): object {
 
 export function loggerParams(serviceName: string, config: ServiceConfig): Params {
   return {
+    // nestjs-pino's default route pattern matches no request on NestJS 12's Fastify adapter: every route, stated so it does.
+    forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
     pinoHttp: {
       name: serviceName,
       level: config.LOG_LEVEL,
-      autoLogging: config.HTTP_REQUEST_LOGS,
+      // Probes and scrapes would drown the requests that matter.
+      autoLogging: config.HTTP_REQUEST_LOGS ? { ignore: (req) => /^\/(health|metrics)(\/|\?|$)/.test((req as { originalUrl?: string }).originalUrl ?? req.url ?? '') } : false,
       genReqId: (req) => requestIdFor(req),
       mixin: traceIdMixin,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
