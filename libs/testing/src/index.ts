@@ -4,3 +4,4 @@ export * from './test-events.js';
 export * from './test-platform.js';
 export * from './smtp-sink.js';
 export * from './stand-in-responder.js';
+export * from './openapi-documents.js';
