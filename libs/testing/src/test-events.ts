@@ -11,6 +11,8 @@ export interface StoredEvent {
   msgId?: string;
   /** The `x-request-id` of the request that caused the event. */
   traceId?: string;
+  /** When JetStream stored it (epoch ms). */
+  storedAt: number;
 }
 
 /**
@@ -55,7 +57,9 @@ export async function createTestEventNamespace(): Promise<TestEventNamespace> {
         let got = 0;
         for await (const message of batch) {
           got += 1;
-          out.push({ subject: message.subject.slice(prefix.length), data: message.json(), msgId: message.headers?.get('Nats-Msg-Id'), traceId: message.headers?.get('x-request-id') });
+          out.push({ subject: message.subject.slice(prefix.length), data: message.json(), msgId: message.headers?.get('Nats-Msg-Id'), traceId: message.headers?.get('x-request-id'),
+            storedAt: Math.round(message.info.timestampNanos / 1e6),
+          });
         }
         if (got === 0) break;
       }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { type Defer, type OffersBenchSettings, runOffersBench } from './offers.bench.js';
+import { runPlatformBench } from './platform.bench.js';
 import { type BenchReport, formatReport, saveReport } from './report.js';
 
 /**
@@ -17,6 +18,9 @@ const OPTIONS = {
   rate: { env: 'BENCH_RATE', default: 300 },
   'rate-connections': { env: 'BENCH_RATE_CONNECTIONS', default: 10 },
   offers: { env: 'BENCH_OFFERS', default: 100 },
+  'answer-rate': { env: 'BENCH_ANSWER_RATE', default: 100 },
+  'offer-rate': { env: 'BENCH_OFFER_RATE', default: 20 },
+  'offer-workers': { env: 'BENCH_OFFER_WORKERS', default: 50 },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -35,6 +39,18 @@ const BENCHMARKS: Record<string, (settings: Record<OptionName, number>, signal: 
     };
     return runOffersBench(settings, signal, defer);
   },
+  platform: (o, signal, defer) =>
+    runPlatformBench(
+      {
+        durationSeconds: o.duration,
+        warmupSeconds: o.warmup,
+        answerRate: o['answer-rate'],
+        offerRate: o['offer-rate'],
+        workersPerOffer: o['offer-workers'],
+      },
+      signal,
+      defer,
+    ),
 };
 
 /**

@@ -80,30 +80,33 @@ export function formatReport(report: BenchReport): string {
       .map(([key, value]) => `${key}=${value}`)
       .join(' ')}`,
     '',
-    table(
-      ['Scenario', 'conns', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'target', 'result'],
-      report.scenarios.map(({ scenario, load, target }) => [
-        scenario,
-        load.overallRate ? `${load.connections}@${load.overallRate}/s` : String(load.connections),
-        load.requestsPerSecond.toFixed(0),
-        String(load.latencyMs.p50),
-        String(load.latencyMs.p90),
-        String(load.latencyMs.p99),
-        String(load.latencyMs.max),
-        String(load.non2xx),
-        String(load.errors),
-        target?.description ?? '(reference)',
-        verdict(load, target),
-      ]),
+    ...section(
+      report.scenarios.length > 0,
+      table(
+        ['Scenario', 'conns', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'target', 'result'],
+        report.scenarios.map(({ scenario, load, target }) => [
+          scenario,
+          load.overallRate ? `${load.connections}@${load.overallRate}/s` : String(load.connections),
+          load.requestsPerSecond.toFixed(0),
+          String(load.latencyMs.p50),
+          String(load.latencyMs.p90),
+          String(load.latencyMs.p99),
+          String(load.latencyMs.max),
+          String(load.non2xx),
+          String(load.errors),
+          target?.description ?? '(reference)',
+          verdict(load, target),
+        ]),
+      ),
     ),
-    '',
-    cpuTable(report.scenarios),
-    '',
-    table(
-      ['Ratio offers-api / bare', 'offers-api req/s', 'bare req/s', 'ratio', 'minimum', 'result'],
-      report.ratios.map((r) => [r.name, r.ours.toFixed(0), r.bare.toFixed(0), r.ratio.toFixed(2), r.minimum.toFixed(2), r.pass ? 'PASS' : 'FAIL']),
+    ...section(report.scenarios.some((s) => s.cpu), cpuTable(report.scenarios)),
+    ...section(
+      report.ratios.length > 0,
+      table(
+        ['Ratio offers-api / bare', 'offers-api req/s', 'bare req/s', 'ratio', 'minimum', 'result'],
+        report.ratios.map((r) => [r.name, r.ours.toFixed(0), r.bare.toFixed(0), r.ratio.toFixed(2), r.minimum.toFixed(2), r.pass ? 'PASS' : 'FAIL']),
+      ),
     ),
-    '',
     table(
       ['Check', 'detail', 'result'],
       report.checks.map((c) => [c.name, c.detail, c.pass ? 'PASS' : 'FAIL']),
@@ -122,6 +125,11 @@ export function formatReport(report: BenchReport): string {
   const failed = [...report.scenarios.filter((s) => s.target && verdict(s.load, s.target) !== 'PASS'), ...report.ratios.filter((r) => !r.pass), ...report.checks.filter((c) => !c.pass)];
   lines.push('', failed.length === 0 ? 'All targets met.' : `FAIL: ${failed.length} target(s) or check(s) not met (see above).`, '');
   return lines.join('\n');
+}
+
+/** A table followed by a blank line, or nothing when the benchmark has no such figures. */
+function section(present: boolean, text: string): string[] {
+  return present ? [text, ''] : [];
 }
 
 /** More than this many cores used by other processes makes a phase's figures suspect. */

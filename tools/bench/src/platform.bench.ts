@@ -1,0 +1,197 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expectStatus, offerBody, OffersClient, PortalClient, issuePortalUserToken, request, seedOrganisation } from '@availability/platform-client';
+import { startTestPlatform, TEST_ADMIN_TOKEN } from '@availability/testing';
+import type { Defer } from './offers.bench.js';
+import { type BenchReport, type CheckFigures, machineInfo } from './report.js';
+
+export interface PlatformBenchSettings {
+  durationSeconds: number;
+  warmupSeconds: number;
+  /** Worker answers a second in the webhook phase. */
+  answerRate: number;
+  /** Offers a second in the push phase. */
+  offerRate: number;
+  /** Workers (each with one phone) per offer. */
+  workersPerOffer: number;
+}
+
+export const PLATFORM_TARGETS = { answerToWebhookP99Ms: 150, offerToPushesP99Ms: 500 };
+
+const INTEGRATOR_SECRET = 'bench-integrator-secret-0123456789';
+
+interface Sent {
+  key: string;
+  sentAt: number;
+}
+
+/**
+ * The whole stack, every service its own process as deployed:
+ * 1. offers created at a fixed rate, each to N workers with a phone: offer POSTed → every push handed
+ *    to the (recording) push transport, per offer (its last push) — offers-api, outbox, JetStream,
+ *    notification-service, BullMQ;
+ * 2. worker answers at a fixed rate: answer sent → the integrator received the signed Worker Offer
+ *    Response webhook — offers-api, outbox, JetStream, webhook-dispatcher, BullMQ, HTTP, signature
+ *    verification in the example integrator.
+ * Latencies are measured from when the request was sent (so they include its own round trip) to the
+ * time the receiving process recorded (same machine, same clock).
+ */
+export async function runPlatformBench(settings: PlatformBenchSettings, signal: AbortSignal, defer: Defer): Promise<BenchReport> {
+  const startedAt = new Date().toISOString();
+  const log = (message: string) => console.log(`[bench] ${message}`);
+
+  log('starting all five services on a fresh database and NATS namespace');
+  const platform = await startTestPlatform(
+    ['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'],
+    { LOG_LEVEL: 'warn', HTTP_REQUEST_LOGS: 'false', INTEGRATOR_SECRET, WEBHOOK_ALLOW_LOOPBACK: 'true', PUSH_TRANSPORT: 'recording' },
+  );
+  defer(() => platform.stop());
+
+  const org = await seedOrganisation(platform.admin, { name: 'Bench Staffing', workers: settings.workersPerOffer });
+  const portalToken = await issuePortalUserToken(platform.url('contact-directory'), TEST_ADMIN_TOKEN, org.user.id);
+  await new PortalClient(platform.url('contact-directory'), portalToken.token).saveWebhook(platform.url('example-integrator'), INTEGRATOR_SECRET);
+  for (const [index, worker] of org.workers.entries()) {
+    const registered = await request(platform.url('notification-service'), 'PUT', '/worker/devices', {
+      body: { token: `bench-device-${index}`, platform: index % 2 ? 'ios' : 'android', appVersion: '1.0.0' },
+      headers: { authorization: `Bearer ${worker.token}` },
+    });
+    expectStatus(registered, 201);
+  }
+  const sender = new OffersClient(platform.url('offers-api'), org.apiKey);
+  const workerIds = org.workers.map((w) => w.id);
+  const body = offerBody(org.user.id, workerIds);
+
+  // Phase 1: offers → pushes.
+  const createOffers = async (seconds: number): Promise<Array<Sent & { offerId: string }>> => {
+    const sent = await paced(settings.offerRate, seconds, signal, async () => {
+      const sentAt = Date.now();
+      const created = await sender.createOffer(body);
+      expectStatus(created, 201);
+      return { key: created.text, offerId: created.text, sentAt };
+    });
+    return sent;
+  };
+  log(`offers → pushes: warm-up ${settings.warmupSeconds}s, then ${settings.durationSeconds}s at ${settings.offerRate} offers/s of ${settings.workersPerOffer} workers`);
+  const warmOffers = await createOffers(settings.warmupSeconds);
+  await waitForPushes(platform.url('notification-service'), warmOffers.map((o) => o.offerId), settings.workersPerOffer, signal);
+  const offers = await createOffers(settings.durationSeconds);
+  const pushedAt = await waitForPushes(platform.url('notification-service'), offers.map((o) => o.offerId), settings.workersPerOffer, signal);
+  const offerLatencies = offers.map((o) => (pushedAt.get(o.offerId) ?? Number.NaN) - o.sentAt);
+
+  // Phase 2: answers → webhooks. Each (offer, worker) answers once, on the offers of phase 1.
+  const pairs = offers.flatMap((o) => workerIds.map((workerId, index) => ({ offerId: o.offerId, workerId, token: org.workers[index].token })));
+  const answerCount = (seconds: number) => Math.round(settings.answerRate * seconds);
+  const needed = answerCount(settings.warmupSeconds) + answerCount(settings.durationSeconds);
+  if (pairs.length < needed) throw new Error(`phase 1 made ${pairs.length} (offer, worker) pairs; ${needed} answers need more offers or workers`);
+  let next = 0;
+  const answer = async (seconds: number) =>
+    paced(settings.answerRate, seconds, signal, async () => {
+      const pair = pairs[next++];
+      const sentAt = Date.now();
+      const answered = await new OffersClient(platform.url('offers-api'), pair.token).answer(pair.offerId, 'applied');
+      expectStatus(answered, 200);
+      return { key: `${pair.offerId}/${pair.workerId}`, sentAt };
+    });
+  log(`answers → webhooks: warm-up ${settings.warmupSeconds}s, then ${settings.durationSeconds}s at ${settings.answerRate} answers/s`);
+  await answer(settings.warmupSeconds);
+  await waitForWebhooks(platform.url('example-integrator'), answerCount(settings.warmupSeconds), signal);
+  const answers = await answer(settings.durationSeconds);
+  const receivedAt = await waitForWebhooks(platform.url('example-integrator'), next, signal);
+  const answerLatencies = answers.map((a) => (receivedAt.get(a.key) ?? Number.NaN) - a.sentAt);
+  // Where the time goes: until the event is in JetStream (offers-api, its outbox relay), and after (dispatcher, integrator).
+  const storedAt = new Map(
+    (await platform.events.messages('offers.response.recorded')).map((m) => [`${m.data.offerId as string}/${m.data.workerId as string}`, m.storedAt]),
+  );
+  const toStream = summarise(answers.map((a) => (storedAt.get(a.key) ?? Number.NaN) - a.sentAt));
+  const fromStream = summarise(answers.map((a) => (receivedAt.get(a.key) ?? Number.NaN) - (storedAt.get(a.key) ?? Number.NaN)));
+  log(`answers, split: sent → stored in JetStream p50 ${toStream.p50} ms p99 ${toStream.p99} ms; stored → integrator received p50 ${fromStream.p50} ms p99 ${fromStream.p99} ms`);
+
+  const offersFig = summarise(offerLatencies);
+  const answersFig = summarise(answerLatencies);
+  const checks: CheckFigures[] = [
+    {
+      name: `offer created → all ${settings.workersPerOffer} pushes handed to the transport, p99 (${offers.length} offers at ${settings.offerRate}/s)`,
+      detail: `p50 ${offersFig.p50} ms, p90 ${offersFig.p90} ms, p99 ${offersFig.p99} ms, max ${offersFig.max} ms; ${offers.length * settings.workersPerOffer} pushes; target p99 < ${PLATFORM_TARGETS.offerToPushesP99Ms} ms`,
+      pass: offersFig.complete && offersFig.p99 < PLATFORM_TARGETS.offerToPushesP99Ms,
+    },
+    {
+      name: `worker answer → integrator received the webhook, p99 (${answers.length} answers at ${settings.answerRate}/s)`,
+      detail: `p50 ${answersFig.p50} ms, p90 ${answersFig.p90} ms, p99 ${answersFig.p99} ms, max ${answersFig.max} ms; target p99 < ${PLATFORM_TARGETS.answerToWebhookP99Ms} ms`,
+      pass: answersFig.complete && answersFig.p99 < PLATFORM_TARGETS.answerToWebhookP99Ms,
+    },
+  ];
+  log(`offers: ${checks[0].detail}`);
+  log(`answers: ${checks[1].detail}`);
+
+  return {
+    benchmark: 'platform (end to end)',
+    startedAt,
+    command: 'npm run bench -- platform',
+    machine: machineInfo('local', 'local'),
+    settings: { ...settings },
+    scenarios: [],
+    ratios: [],
+    checks,
+  };
+}
+
+/** Calls `send` `rate` times a second for `seconds`, on schedule whether or not earlier calls have answered. */
+async function paced<T>(rate: number, seconds: number, signal: AbortSignal, send: () => Promise<T>): Promise<T[]> {
+  const count = Math.round(rate * seconds);
+  const interval = 1000 / rate;
+  const start = performance.now();
+  const calls: Array<Promise<T>> = [];
+  for (let i = 0; i < count; i++) {
+    signal.throwIfAborted();
+    const due = start + i * interval - performance.now();
+    if (due > 0) await sleep(due);
+    calls.push(send());
+  }
+  return Promise.all(calls);
+}
+
+/** Waits until every offer has all its pushes; returns offer id → when its last push was handed over. */
+async function waitForPushes(notificationUrl: string, offerIds: string[], perOffer: number, signal: AbortSignal): Promise<Map<string, number>> {
+  const wanted = new Set(offerIds);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    signal.throwIfAborted();
+    const log = await request<{ pushes: Array<{ offerId: string; at: string }> }>(notificationUrl, 'GET', '/dev/push-log');
+    const counts = new Map<string, { count: number; last: number }>();
+    for (const push of log.json.pushes) {
+      if (!wanted.has(push.offerId)) continue;
+      const entry = counts.get(push.offerId) ?? { count: 0, last: 0 };
+      entry.count += 1;
+      entry.last = Math.max(entry.last, Date.parse(push.at));
+      counts.set(push.offerId, entry);
+    }
+    const done = offerIds.every((id) => (counts.get(id)?.count ?? 0) >= perOffer);
+    if (done || Date.now() > deadline) return new Map([...counts].map(([id, entry]) => [id, entry.count >= perOffer ? entry.last : Number.NaN]));
+    await sleep(250);
+  }
+}
+
+/** Waits until the integrator holds `count` Worker Offer Responses; returns "offerId/workerId" → when it received it. */
+async function waitForWebhooks(integratorUrl: string, count: number, signal: AbortSignal): Promise<Map<string, number>> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    signal.throwIfAborted();
+    const received = await request<{ items: Array<{ path: string; body: string; receivedAt: string }> }>(integratorUrl, 'GET', '/received');
+    const responses = received.json.items.filter((item) => item.path === '/offer/response');
+    if (responses.length >= count || Date.now() > deadline) {
+      return new Map(
+        responses.map((item) => {
+          const body = JSON.parse(item.body) as { offerId: string; workerId: string };
+          return [`${body.offerId}/${body.workerId}`, Date.parse(item.receivedAt)];
+        }),
+      );
+    }
+    await sleep(250);
+  }
+}
+
+function summarise(latencies: number[]): { p50: number; p90: number; p99: number; max: number; complete: boolean } {
+  const complete = latencies.every((value) => Number.isFinite(value));
+  const sorted = latencies.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  const at = (q: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? Number.NaN, complete };
+}
