@@ -66,20 +66,50 @@ const SELECT_OFFER_VERSION: PreparedStatement = {
   text: `SELECT version FROM offers.offer WHERE id = $1 AND organisation_id = $2`,
 };
 
-const LOCK_RECIPIENT: PreparedStatement = {
-  name: 'offers.lock-recipient',
-  text: `SELECT o.id, o.organisation_id AS "organisationId", o.title, o.widthdrawn, o.complete, o.ends_at <= now() AS ended, r.response
-         FROM offers.offer o JOIN offers.recipient r ON r.offer_id = o.id AND r.worker_id = $2
-         WHERE o.id = $1 FOR UPDATE`,
+/**
+ * A worker's answer in one statement (one round trip, its own transaction): lock the offer and the
+ * worker's entry, and only if the offer is open and the answer differs, record it, bump the offer's
+ * version (cached documents of it are now stale) and write the `offers.response.recorded` event
+ * (OfferResponseRecordedEvent, built here as JSON) to
+ * the outbox. Answers to one offer queue on its row lock, so holding it for one statement instead of
+ * a transaction's worth of round trips is what lets a popular offer take many answers a second.
+ * Returns the state found, for the caller to explain a refusal; `recorded` says whether it changed.
+ */
+const ANSWER: PreparedStatement = {
+  name: 'offers.answer',
+  // Every parameter is cast to one type wherever it appears: Postgres deduces one type per parameter.
+  text: `WITH target AS (
+           SELECT o.id, o.organisation_id, o.widthdrawn, o.complete, o.ends_at <= now() AS ended, r.response
+           FROM offers.offer o JOIN offers.recipient r ON r.offer_id = o.id AND r.worker_id = $2::text
+           WHERE o.id = $1::uuid FOR UPDATE
+         ), answered AS (
+           UPDATE offers.recipient r SET response = $3::text, responded_at = $4::timestamptz
+           FROM target t
+           WHERE r.offer_id = t.id AND r.worker_id = $2::text
+             AND NOT t.widthdrawn AND NOT t.complete AND NOT t.ended AND t.response <> $3::text
+           RETURNING t.organisation_id, t.response AS previous
+         ), bumped AS (
+           UPDATE offers.offer SET version = version + 1, updated_at = $4::timestamptz
+           WHERE id = $1::uuid AND EXISTS (SELECT FROM answered)
+         ), event AS (
+           INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id)
+           SELECT $5::uuid, $6::text, jsonb_build_object(
+             'eventId', $5::uuid, 'occurredAt', $7::text, 'organisationId', a.organisation_id,
+             'offerId', $1::uuid, 'workerId', $2::text, 'response', $3::text, 'previousResponse', a.previous, 'respondedAt', $7::text
+           ), $8::text
+           FROM answered a
+         )
+         SELECT t.organisation_id AS "organisationId", t.widthdrawn, t.complete, t.ended, t.response,
+                EXISTS (SELECT FROM answered) AS recorded
+         FROM target t`,
 };
 
-const RECORD_ANSWER: PreparedStatement = {
-  name: 'offers.record-answer',
-  text: `WITH answered AS (
-           UPDATE offers.recipient SET response = $3, responded_at = $4 WHERE offer_id = $1 AND worker_id = $2
-         )
-         UPDATE offers.offer SET version = version + 1, updated_at = $4 WHERE id = $1`,
-};
+export interface AnswerOutcome extends OfferState {
+  organisationId: string;
+  /** The answer before this one. */
+  response: string;
+  recorded: boolean;
+}
 
 export interface OfferDocument {
   version: number;
@@ -167,21 +197,21 @@ export class OffersRepository {
   }
 
   /**
-   * The worker's entry of an offer, with the offer row locked: answers to one offer queue briefly
-   * behind each other and never interleave with its completion or withdrawal.
+   * Records a worker's answer if the offer is open and the answer is new (see ANSWER); undefined
+   * when the worker is not a recipient of the offer.
    */
-  async lockRecipient(
-    manager: EntityManager,
-    offerId: string,
-    workerId: string,
-  ): Promise<(LockedOffer & { response: string }) | undefined> {
-    const rows = await runPrepared<LockedOffer & { response: string }>(manager, LOCK_RECIPIENT, [offerId, workerId]);
+  async answer(offerId: string, workerId: string, response: string, at: Date, event: { eventId: string; subject: string; traceId?: string }): Promise<AnswerOutcome | undefined> {
+    const rows = await runPrepared<AnswerOutcome>(this.dataSource, ANSWER, [
+      offerId,
+      workerId,
+      response,
+      at,
+      event.eventId,
+      event.subject,
+      at.toISOString(),
+      event.traceId ?? null,
+    ]);
     return rows[0];
-  }
-
-  /** Records the answer and bumps the offer's version (cached documents of it are now stale). */
-  async recordAnswer(manager: EntityManager, offerId: string, workerId: string, response: string, at: Date): Promise<void> {
-    await runPrepared(manager, RECORD_ANSWER, [offerId, workerId, response, at]);
   }
 
   /** The worker's offers, newest first, paged by recipient id (which grows with creation time). */

@@ -5,13 +5,12 @@ import {
   EventSubject,
   type OfferCompletedEvent,
   type OfferCreatedEvent,
-  type OfferResponseRecordedEvent,
   type OfferWithdrawnEvent,
   type WorkerAnswer,
   type WorkerOfferView,
 } from '@availability/contracts';
 import { appendToOutbox, newEvent, OutboxRelay, outboxMessage } from '@availability/messaging';
-import { type FieldErrors, ProblemException } from '@availability/service-core';
+import { currentTraceId, type FieldErrors, ProblemException } from '@availability/service-core';
 import { DirectoryClient } from '../directory/directory.client.js';
 import {
   assertWorkerCanAnswer,
@@ -131,22 +130,15 @@ export class OffersService {
   /** A worker applies or rejects. The same answer again changes nothing and sends no second webhook. */
   async answer(workerId: string, offerId: string, response: WorkerAnswer): Promise<WorkerOfferView> {
     this.assertOfferId(offerId);
-    const changed = await this.repository.transaction(async (manager) => {
-      const entry = await this.repository.lockRecipient(manager, offerId, workerId);
-      if (!entry) throw ProblemException.notFound('The offer');
-      assertWorkerCanAnswer(entry);
-      if (entry.response === response) return false;
-      const respondedAt = new Date();
-      await this.repository.recordAnswer(manager, offerId, workerId, response, respondedAt);
-      const event = newEvent<Omit<OfferResponseRecordedEvent, 'eventId' | 'occurredAt' | 'organisationId'>>(
-        entry.organisationId,
-        { offerId, workerId, response, previousResponse: entry.response, respondedAt: respondedAt.toISOString() },
-        respondedAt,
-      );
-      await appendToOutbox(manager, OFFERS_SCHEMA, [outboxMessage(EventSubject.OfferResponseRecorded, event)]);
-      return true;
+    const outcome = await this.repository.answer(offerId, workerId, response, new Date(), {
+      eventId: randomUUID(),
+      subject: EventSubject.OfferResponseRecorded,
+      traceId: currentTraceId(),
     });
-    if (changed) this.relay.wake();
+    if (!outcome) throw ProblemException.notFound('The offer');
+    if (outcome.recorded) this.relay.wake();
+    // Not recorded: either the same answer again (nothing to do) or the offer is closed (409 says why).
+    else assertWorkerCanAnswer(outcome);
     return this.workerOffer(workerId, offerId);
   }
 
