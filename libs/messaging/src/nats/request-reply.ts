@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { headers, type NatsConnection, type RequestOptions, type Subscription } from '@nats-io/transport-node';
 import { encodeFailure, encodeReply, type RequestReplyAnswer } from '@availability/contracts';
+import { currentTraceId, runWithTraceId, TRACE_ID_HEADER } from '@availability/service-core';
 import { NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
-
 
 export class RequestFailedError extends Error {}
 
@@ -30,7 +30,8 @@ export class RequestReply implements OnModuleDestroy {
         void (async () => {
           let reply: string;
           try {
-            reply = encodeReply(await handler(message.json<TRequest>()));
+            // The asking request's trace id, so the answer's logs can be found next to the question's.
+            reply = encodeReply(await runWithTraceId(message.headers?.get(TRACE_ID_HEADER), () => handler(message.json<TRequest>())));
           } catch (failure) {
             this.logger.warn(`${subject} failed: ${(failure as Error).message}`);
             reply = encodeFailure('request failed');
@@ -43,7 +44,13 @@ export class RequestReply implements OnModuleDestroy {
   }
 
   async request<TRequest, TResult>(subject: string, request: TRequest, timeoutMs: number): Promise<TResult> {
-    const message = await this.connection.request(`${this.prefix}${subject}`, JSON.stringify(request), { timeout: timeoutMs });
+    const options: RequestOptions = { timeout: timeoutMs };
+    const traceId = currentTraceId();
+    if (traceId) {
+      options.headers = headers();
+      options.headers.set(TRACE_ID_HEADER, traceId);
+    }
+    const message = await this.connection.request(`${this.prefix}${subject}`, JSON.stringify(request), options);
     const reply = message.json<RequestReplyAnswer<TResult>>();
     if (!reply.ok) throw new RequestFailedError(`${subject}: ${reply.error}`);
     return reply.result;
