@@ -282,7 +282,7 @@ describe('endpoints', () => {
 
     const second = offerResponseEvent(org);
     await nats.publish(OFFER_RESPONSE, second);
-    expect((await settled(second.eventId as string, 'dead')).lastError).toBe('endpoint disabled');
+    expect((await settled(second.eventId as string, 'dead')).lastError).toBe(`endpoint disabled: ${receiver.url}/gone/offer/response answered 410 Gone`);
     expect(receiver.to('/gone/')).toHaveLength(1);
 
     // The integrator fixed its service and re-saved its base URL on the profile.

@@ -87,7 +87,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const org = delivery.organisationId;
     const state = await this.endpoints.state(org);
     if (state.disabled) {
-      await this.repository.settle(delivery.deliveryId, delivery.series, 'dead', 'endpoint disabled');
+      await this.repository.settle(delivery.deliveryId, delivery.series, 'dead', `endpoint disabled: ${state.disabledReason}`);
       return;
     }
     if (!(await this.endpoints.limiter.acquire(org, SLOT_WAIT_MS))) return this.putBack(job, token, PUT_BACK_MS + Math.random() * PUT_BACK_MS);
@@ -203,6 +203,23 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         break;
     }
 
+    // Endpoint health is bookkeeping: its failure must not turn a delivered webhook into a retry.
+    // It comes before the attempt is logged, so that the failure which disables an endpoint ends its delivery too.
+    try {
+      if (verdict.kind === 'success') await this.endpoints.recordSuccess(org);
+      else if (verdict.kind === 'disable') await this.endpoints.disable(org, baseUrl, `${url ?? baseUrl} answered 410 Gone`);
+      else if (verdict.kind === 'retry' && verdict.countsAsEndpointFailure) {
+        const disabledFor = await this.endpoints.recordFailure(org, baseUrl);
+        if (disabledFor !== null && status === 'failed') {
+          status = 'dead';
+          retryInMs = undefined;
+          errorMessage = `${errorMessage ?? 'failed'}; endpoint disabled: ${disabledFor}`;
+        }
+      }
+    } catch (error) {
+      this.logger.warn(`endpoint bookkeeping for ${org} failed: ${(error as Error).message}`);
+    }
+
     await this.attempts.add({
       deliveryId: delivery.deliveryId,
       series: delivery.series,
@@ -216,15 +233,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       nextAttemptAt: retryInMs !== undefined ? new Date(Date.now() + retryInMs) : null,
       url,
     });
-
-    // Endpoint health is bookkeeping: its failure must not turn a delivered webhook into a retry.
-    try {
-      if (verdict.kind === 'success') await this.endpoints.recordSuccess(org);
-      else if (verdict.kind === 'disable') await this.endpoints.disable(org, baseUrl, `${url ?? baseUrl} answered 410 Gone`);
-      else if (verdict.kind === 'retry' && verdict.countsAsEndpointFailure) await this.endpoints.recordFailure(org, baseUrl);
-    } catch (error) {
-      this.logger.warn(`endpoint bookkeeping for ${org} failed: ${(error as Error).message}`);
-    }
 
     if (status === 'succeeded') return;
     const reason = errorMessage ?? 'failed';
