@@ -111,21 +111,21 @@ describe('EndpointLimiter', () => {
     expect(await limiter.acquire('fast', 1_000)).toBe(true);
     const first = limiter.acquire('fast', 1_000);
     now += 10;
-    limiter.release('fast');
+    limiter.release('fast', 10);
     expect(await first).toBe(true);
     const line = Array.from({ length: 5 }, () => limiter.acquire('fast', 1_000));
     expect(await limiter.acquire('fast', 1_000)).toBe(false); // hard cap
     for (let i = 0; i < 6; i++) {
       now += 10;
-      limiter.release('fast');
+      limiter.release('fast', 10);
     }
     expect(await Promise.all(line)).toEqual([true, true, true, true, true]);
 
-    // Slow: a call finishes every 400 ms, so only one caller can expect a slot within half its 1 s wait.
+    // Slow: a call takes 400 ms, so only one caller can expect a slot within half its 1 s wait.
     expect(await limiter.acquire('slow', 1_000)).toBe(true);
     const next = limiter.acquire('slow', 1_000);
     now += 400;
-    limiter.release('slow');
+    limiter.release('slow', 400);
     expect(await next).toBe(true);
     const waiting = limiter.acquire('slow', 1_000);
     expect(await limiter.acquire('slow', 1_000)).toBe(false);

@@ -3,8 +3,8 @@ interface Slot {
   waiters: Array<(granted: boolean) => void>;
   /** Last time a call of this endpoint finished (or the first one started). */
   lastProgressAt: number;
-  /** Moving average of the time between two calls finishing while the endpoint is saturated: how fast its line moves. */
-  drainIntervalMs?: number;
+  /** Moving average of how long the endpoint's calls take: with `perKey` in flight, how fast its line moves. */
+  callMs?: number;
 }
 
 export interface EndpointLimiterOptions {
@@ -70,15 +70,12 @@ export class EndpointLimiter {
     });
   }
 
-  release(key: string): void {
+  /** Gives a slot back; `callMs`, how long the call took, paces the line. */
+  release(key: string, callMs?: number): void {
     const slot = this.slots.get(key);
     if (!slot) return;
-    const now = this.now();
-    if (slot.inFlight >= this.options.perKey) {
-      const interval = now - slot.lastProgressAt;
-      slot.drainIntervalMs = slot.drainIntervalMs === undefined ? interval : slot.drainIntervalMs * 0.9 + interval * 0.1;
-    }
-    slot.lastProgressAt = now;
+    if (callMs !== undefined) slot.callMs = slot.callMs === undefined ? callMs : slot.callMs * 0.9 + callMs * 0.1;
+    slot.lastProgressAt = this.now();
     const next = slot.waiters.shift();
     if (next) {
       next(true); // the slot passes straight to the next in line
@@ -91,10 +88,10 @@ export class EndpointLimiter {
   /** Whether one more caller may wait in line: only if the line's pace gives it a slot within its wait. */
   private admits(slot: Slot, maxWaitMs: number): boolean {
     const position = slot.waiters.length + 1;
-    if (slot.drainIntervalMs === undefined) return position <= this.options.maxWaiters;
+    if (slot.callMs === undefined) return position <= this.options.maxWaiters;
     const cap = Math.max(this.options.maxWaiters, this.options.maxWaitersWhenFlowing ?? 0);
-    // Half the wait as margin: the pace measured so far may slow down.
-    return position <= cap && position * slot.drainIntervalMs <= maxWaitMs / 2;
+    // A slot frees every callMs / perKey on average. Half the wait as margin: the pace may slow down.
+    return position <= cap && (position * slot.callMs) / this.options.perKey <= maxWaitMs / 2;
   }
 
   active(key: string): number {
