@@ -8,6 +8,7 @@ import { Agent, request } from 'undici';
 import { DirectoryPattern, EventSubject } from '@availability/contracts';
 import { ensureEventStream } from '@availability/messaging';
 import { createTestDatabase, createTestEventNamespace, freePort, ServiceProcess, TEST_NATS_URL } from '@availability/testing';
+import { measureCpu, perDelivery } from './cpu.js';
 
 export interface DispatcherBenchOptions {
   /** Events for the throughput run. */
@@ -22,7 +23,7 @@ export interface DispatcherBenchOptions {
 }
 
 export interface Report {
-  throughput: { events: number; seconds: number; perSecond: number };
+  throughput: { events: number; seconds: number; perSecond: number; cpuMsPerDelivery?: Record<string, number> };
   latency: { rate: number; events: number; p50Ms: number; p99Ms: number; maxMs: number };
   isolation: { healthyAlonePerSecond: number; healthyWithHangingPerSecond: number; dropPercent: number };
   baseline: { bareUndiciPerSecond: number; ratio: number };
@@ -142,12 +143,19 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
 
     // 1. Throughput: a burst to one endpoint, counted from the first to the last arrival.
     const fast = org('fast');
+    const cpu = measureCpu(database.url);
     const ids = await publishMany(Array.from({ length: o.throughputEvents }, () => fast));
     await waitFor(ids, 120_000);
     const times = ids.map((id) => receiver.arrivals.get(id)).filter((t): t is number => t !== undefined);
     const firstPublished = Math.min(...ids.map((id) => published.get(id) as number));
     const seconds = (Math.max(...times) - firstPublished) / 1000;
-    const throughput = { events: times.length, seconds: round(seconds), perSecond: Math.round(times.length / seconds) };
+    const throughput = {
+      events: times.length,
+      seconds: round(seconds),
+      perSecond: Math.round(times.length / seconds),
+      // Includes the writes that finish just after the last arrival (waitFor polls every 20 ms).
+      cpuMsPerDelivery: perDelivery(await cpu(), times.length),
+    };
 
     // 2. Latency at a fixed rate.
     const paced = org('paced');
@@ -240,6 +248,12 @@ function round(value: number): number {
 export function formatReport(report: Report): string {
   const rows: Array<[string, string]> = [
     ['throughput (burst, one endpoint)', `${report.throughput.perSecond} deliveries/s (${report.throughput.events} in ${report.throughput.seconds} s)`],
+    [
+      'CPU ms per delivery in the burst',
+      Object.entries(report.throughput.cpuMsPerDelivery ?? {})
+        .map(([group, ms]) => `${group} ${ms}`)
+        .join(', ') || 'not measured (no /proc)',
+    ],
     [`latency at ${report.latency.rate} events/s`, `p50 ${report.latency.p50Ms} ms, p99 ${report.latency.p99Ms} ms, max ${report.latency.maxMs} ms (${report.latency.events} events)`],
     ['healthy endpoint alone', `${report.isolation.healthyAlonePerSecond} deliveries/s`],
     ['healthy next to a hanging one', `${report.isolation.healthyWithHangingPerSecond} deliveries/s (drop ${report.isolation.dropPercent}%)`],

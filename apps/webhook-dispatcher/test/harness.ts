@@ -85,6 +85,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
+  /** Set when the caller hung up before the answer was sent: milliseconds (monotonic) after the request arrived. */
+  hungUpAfterMs?: number;
 }
 
 export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
@@ -101,7 +103,11 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const request: ReceivedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const arrived = performance.now();
+        res.on('close', () => {
+          if (!res.writableEnded) request.hungUpAfterMs = performance.now() - arrived;
+        });
         this.requests.push(request);
         const reply = this.respond(request, this.requests.length - 1);
         if (reply === 'hang') {

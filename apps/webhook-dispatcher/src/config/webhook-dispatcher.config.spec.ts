@@ -19,6 +19,11 @@ describe('WebhookDispatcherConfig', () => {
     expect(resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, env), env).WEBHOOK_ALLOW_LOOPBACK).toBe(false);
   });
 
+  it('takes a fraction of an hour as the disable-after window', () => {
+    expect(loadConfig(WebhookDispatcherConfig, { WEBHOOK_DISABLE_AFTER_HOURS: '0.25' }).WEBHOOK_DISABLE_AFTER_HOURS).toBe(0.25);
+    expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_DISABLE_AFTER_HOURS: '-1' })).toThrow(/WEBHOOK_DISABLE_AFTER_HOURS/);
+  });
+
   it('rejects nonsense retry settings', () => {
     expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_MAX_ATTEMPTS: '0' })).toThrow(/WEBHOOK_MAX_ATTEMPTS/);
     expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_TIMEOUT_MS: '5' })).toThrow(/WEBHOOK_TIMEOUT_MS/);

@@ -91,6 +91,7 @@ export interface RedeliveryRow {
 export interface EndpointRow {
   failingSince: Date | null;
   disabledAt: Date | null;
+  disabledReason: string | null;
 }
 
 export interface DeliveryFilter {
@@ -261,7 +262,8 @@ export class DeliveriesRepository {
 
   async endpoint(organisationId: string): Promise<EndpointRow | undefined> {
     const rows: EndpointRow[] = await this.dataSource.query(
-      `SELECT failing_since AS "failingSince", disabled_at AS "disabledAt" FROM dispatcher.endpoint WHERE organisation_id = $1`,
+      `SELECT failing_since AS "failingSince", disabled_at AS "disabledAt", disabled_reason AS "disabledReason"
+       FROM dispatcher.endpoint WHERE organisation_id = $1`,
       [organisationId],
     );
     return rows[0];

@@ -58,8 +58,10 @@ export class DeliveryQueue {
       jobId: jobIdFor(data.eventId, data.organisationId, data.series),
       attempts: this.config.WEBHOOK_MAX_ATTEMPTS,
       backoff: { type: WEBHOOK_BACKOFF },
-      // Finished jobs leave Redis; the delivery log in Postgres is the record (and stops repeats of an event).
-      removeOnComplete: { age: 3_600, count: 10_000 },
+      // A delivered job leaves Redis at once (no completed set to keep and trim on every completion): the
+      // delivery log in Postgres is the record, and its status, written before the job completes, is what
+      // stops a repeated event from queueing the delivery again.
+      removeOnComplete: true,
       removeOnFail: { age: 24 * 3_600, count: 10_000 },
     };
   }

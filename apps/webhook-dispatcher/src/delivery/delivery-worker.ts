@@ -87,14 +87,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const org = delivery.organisationId;
     const state = await this.endpoints.state(org);
     if (state.disabled) {
-      await this.repository.settle(delivery.deliveryId, delivery.series, 'dead', 'endpoint disabled');
+      await this.repository.settle(delivery.deliveryId, delivery.series, 'dead', `endpoint disabled: ${state.disabledReason}`);
       return;
     }
     if (!(await this.endpoints.limiter.acquire(org, SLOT_WAIT_MS))) return this.putBack(job, token, PUT_BACK_MS + Math.random() * PUT_BACK_MS);
     // The slot limits calls in flight to the integrator: it is given back as soon as the call ends, not after the bookkeeping.
     let held = true;
-    const release = () => {
-      if (held) this.endpoints.limiter.release(org);
+    const release = (callMs?: number) => {
+      if (held) this.endpoints.limiter.release(org, callMs);
       held = false;
     };
     try {
@@ -124,7 +124,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     throw new DelayedError();
   }
 
-  private async attempt(job: Job<DeliveryJob>, baseUrl: string, secrets: string[], release: () => void): Promise<void> {
+  private async attempt(job: Job<DeliveryJob>, baseUrl: string, secrets: string[], release: (callMs?: number) => void): Promise<void> {
     const delivery = job.data;
     const attemptNo = job.attemptsMade + 1;
     const startedAt = new Date();
@@ -165,7 +165,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         throw error;
       }
     } finally {
-      release();
+      release(Date.now() - startedAt.getTime());
     }
     const durationMs = response?.durationMs ?? Date.now() - startedAt.getTime();
     const org = delivery.organisationId;
@@ -203,6 +203,23 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         break;
     }
 
+    // Endpoint health is bookkeeping: its failure must not turn a delivered webhook into a retry.
+    // It comes before the attempt is logged, so that the failure which disables an endpoint ends its delivery too.
+    try {
+      if (verdict.kind === 'success') await this.endpoints.recordSuccess(org);
+      else if (verdict.kind === 'disable') await this.endpoints.disable(org, baseUrl, `${url ?? baseUrl} answered 410 Gone`);
+      else if (verdict.kind === 'retry' && verdict.countsAsEndpointFailure) {
+        const disabledFor = await this.endpoints.recordFailure(org, baseUrl);
+        if (disabledFor !== null && status === 'failed') {
+          status = 'dead';
+          retryInMs = undefined;
+          errorMessage = `${errorMessage ?? 'failed'}; endpoint disabled: ${disabledFor}`;
+        }
+      }
+    } catch (error) {
+      this.logger.warn(`endpoint bookkeeping for ${org} failed: ${(error as Error).message}`);
+    }
+
     await this.attempts.add({
       deliveryId: delivery.deliveryId,
       series: delivery.series,
@@ -216,15 +233,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       nextAttemptAt: retryInMs !== undefined ? new Date(Date.now() + retryInMs) : null,
       url,
     });
-
-    // Endpoint health is bookkeeping: its failure must not turn a delivered webhook into a retry.
-    try {
-      if (verdict.kind === 'success') await this.endpoints.recordSuccess(org);
-      else if (verdict.kind === 'disable') await this.endpoints.disable(org, baseUrl, `${url ?? baseUrl} answered 410 Gone`);
-      else if (verdict.kind === 'retry' && verdict.countsAsEndpointFailure) await this.endpoints.recordFailure(org, baseUrl);
-    } catch (error) {
-      this.logger.warn(`endpoint bookkeeping for ${org} failed: ${(error as Error).message}`);
-    }
 
     if (status === 'succeeded') return;
     const reason = errorMessage ?? 'failed';

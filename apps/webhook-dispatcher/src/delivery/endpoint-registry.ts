@@ -10,6 +10,8 @@ import { TargetResolver } from './target-resolver.js';
 
 interface EndpointState {
   disabled: boolean;
+  /** Why it was disabled (what the organisation was told), when it is. */
+  disabledReason: string | null;
   failingSince: number | null;
 }
 
@@ -42,8 +44,10 @@ export class EndpointRegistry implements OnModuleInit {
     this.limiter = new EndpointLimiter({
       perKey: config.WEBHOOK_ENDPOINT_CONCURRENCY,
       stallMs: STALL_MS,
-      // A healthy endpoint's backlog queues here rather than churning through Redis; a slow one's is bounded.
+      // A healthy endpoint's backlog queues here rather than churning through Redis (up to every worker
+      // slot while its line moves fast enough); a slow one's line is as short as its pace.
       maxWaiters: Math.max(config.WEBHOOK_ENDPOINT_CONCURRENCY, Math.floor(config.WEBHOOK_CONCURRENCY / 2)),
+      maxWaitersWhenFlowing: config.WEBHOOK_CONCURRENCY,
     });
   }
 
@@ -63,7 +67,11 @@ export class EndpointRegistry implements OnModuleInit {
       pending = this.repository
         .endpoint(organisationId)
         .then((row) => {
-          const state = { disabled: !!row?.disabledAt, failingSince: row?.failingSince ? row.failingSince.getTime() : null };
+          const state = {
+            disabled: !!row?.disabledAt,
+            disabledReason: row?.disabledAt ? (row.disabledReason ?? 'disabled') : null,
+            failingSince: row?.failingSince ? row.failingSince.getTime() : null,
+          };
           this.states.set(organisationId, state, STATE_TTL_MS);
           return state;
         })
@@ -82,27 +90,37 @@ export class EndpointRegistry implements OnModuleInit {
     }
   }
 
-  /** A failure that says the endpoint is unwell (not a 429). Disables it after failing for too long. */
-  async recordFailure(organisationId: string, baseUrl: string): Promise<void> {
+  /**
+   * A failure that says the endpoint is unwell (not a 429). Disables it after failing for
+   * `WEBHOOK_DISABLE_AFTER_HOURS` without a single success; returns the reason when it did.
+   */
+  async recordFailure(organisationId: string, baseUrl: string): Promise<string | null> {
     this.breakers.recordFailure(organisationId);
     const state = await this.state(organisationId);
     if (state.failingSince === null) {
       state.failingSince = (await this.repository.markFailing(organisationId, baseUrl)).getTime();
     }
     const failingMs = Date.now() - state.failingSince;
-    if (failingMs >= this.config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000) {
-      const hours = Math.round((failingMs / 3_600_000) * 10) / 10;
-      await this.disable(organisationId, baseUrl, `no successful call for ${hours} hours`);
-    }
+    if (failingMs < this.config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000) return null;
+    const reason = `${baseUrl} had no successful call for ${formatDuration(failingMs)}`;
+    await this.disable(organisationId, baseUrl, reason);
+    return reason;
   }
 
   async disable(organisationId: string, baseUrl: string, reason: string): Promise<void> {
     const event = newEvent<Pick<WebhookEndpointDisabledEvent, 'baseUrl' | 'reason'>>(organisationId, { baseUrl, reason });
     const disabled = await this.repository.disable(organisationId, baseUrl, reason, outboxMessage(EventSubject.WebhookEndpointDisabled, event));
-    this.states.set(organisationId, { disabled: true, failingSince: null }, STATE_TTL_MS);
+    this.states.set(organisationId, { disabled: true, disabledReason: reason, failingSince: null }, STATE_TTL_MS);
     if (disabled) {
       this.logger.warn(`disabled the endpoint of organisation ${organisationId}: ${reason}`);
       this.relay.wake();
     }
   }
+}
+
+/** `45 s`, `12 min`, `26.5 hours`: how long an endpoint kept failing, as the organisation is told. */
+export function formatDuration(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1_000)} s`;
+  if (ms < 2 * 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round((ms / 3_600_000) * 10) / 10} hours`;
 }

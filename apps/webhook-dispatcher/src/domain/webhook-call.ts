@@ -77,7 +77,22 @@ export function jobIdFor(eventId: string, organisationId: string, series = 0): s
  * the request line (what the `hmac` signature covers). Works with or without a trailing slash and
  * keeps the base URL's own path prefix and query.
  */
-export function targetUrl(baseUrl: string, path: string): { url: string; pathWithQuery: string } {
+export function targetUrl(baseUrl: string, path: string): Readonly<{ url: string; pathWithQuery: string }> {
+  // Most calls go to the same few URLs (`/offer/response` of each organisation): parse each once.
+  const key = `${baseUrl}\n${path}`;
+  let target = targetUrls.get(key);
+  if (!target) {
+    target = buildTargetUrl(baseUrl, path);
+    if (targetUrls.size >= TARGET_URL_CACHE_SIZE) targetUrls.clear();
+    targetUrls.set(key, target);
+  }
+  return target;
+}
+
+const TARGET_URL_CACHE_SIZE = 10_000;
+const targetUrls = new Map<string, Readonly<{ url: string; pathWithQuery: string }>>();
+
+function buildTargetUrl(baseUrl: string, path: string): { url: string; pathWithQuery: string } {
   const base = new URL(baseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
   const url = new URL(base.toString());

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  createTestDatabase,
+  createTestEventNamespace,
+  eventually,
+  freePort,
+  ServiceProcess,
+  type TestDatabase,
+  type TestEventNamespace,
+} from '@availability/testing';
+import { AdminApi, type DeliveryJson, OFFER_RESPONSE, offerResponseEvent, Receiver, TestNats } from './harness.js';
+
+/**
+ * "Endpoints failing for a long time are disabled and the organisation told", with the window shrunk
+ * to 2 seconds (`WEBHOOK_DISABLE_AFTER_HOURS` takes fractions). Its own dispatcher, database and
+ * stream, so the short window cannot disable the endpoints of the other suites' tests.
+ */
+const ADMIN_TOKEN = 'test-dispatcher-admin-token-0123456789';
+const DISABLE_AFTER_MS = 2_000;
+
+let database: TestDatabase;
+let events: TestEventNamespace;
+let nats: TestNats;
+let dispatcher: ServiceProcess;
+let receiver: Receiver;
+let admin: AdminApi;
+
+async function settled(eventId: string, status: string, timeoutMs = 15_000): Promise<DeliveryJson> {
+  return eventually(async () => {
+    const delivery = await admin.delivery(eventId);
+    return delivery?.status === status && delivery;
+  }, timeoutMs, `delivery of ${eventId} to be ${status}`);
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  events = await createTestEventNamespace();
+  nats = await TestNats.start(events.prefix, events.stream);
+  receiver = await Receiver.start();
+  dispatcher = await ServiceProcess.start({
+    app: 'webhook-dispatcher',
+    port: await freePort(),
+    env: {
+      ...events.env,
+      DATABASE_URL: database.url,
+      DISPATCHER_ADMIN_TOKEN: ADMIN_TOKEN,
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      WEBHOOK_DISABLE_AFTER_HOURS: String(DISABLE_AFTER_MS / 3_600_000),
+      // Plenty of attempts, each soon after the last, and no breaker in the way: only the window ends the streak.
+      WEBHOOK_MAX_ATTEMPTS: '100',
+      WEBHOOK_BACKOFF_BASE_MS: '100',
+      WEBHOOK_BACKOFF_CAP_MS: '200',
+      WEBHOOK_BREAKER_THRESHOLD: '1000',
+    },
+  });
+  admin = new AdminApi(dispatcher.url, ADMIN_TOKEN);
+}, 120_000);
+
+afterAll(async () => {
+  await dispatcher?.stop();
+  await receiver?.close();
+  await nats?.close();
+  await events?.dispose();
+  await database?.drop();
+});
+
+describe('an endpoint failing for longer than WEBHOOK_DISABLE_AFTER_HOURS', () => {
+  it('is disabled, its deliveries are dead-lettered with the reason, and webhooks.endpoint.disabled is published', async () => {
+    const org = randomUUID();
+    const baseUrl = `${receiver.url}/failing`;
+    nats.targets.set(org, { baseUrl, secrets: ['integrator-secret'] });
+    receiver.respond = (request) => (request.url.startsWith('/failing') ? { status: 503, body: 'down for maintenance' } : { status: 200 });
+
+    const first = offerResponseEvent(org);
+    await nats.publish(OFFER_RESPONSE, first);
+    const dead = await settled(first.eventId as string, 'dead');
+    // Retried (not dead after one 503) until the streak outlasted the window; that attempt ended the delivery.
+    expect(dead.attempts).toBeGreaterThan(2);
+    expect(dead.attempts).toBeLessThan(100);
+    expect(dead.nextAttemptAt).toBeNull();
+    expect(dead.lastError).toMatch(/^HTTP 503; endpoint disabled: .*\/failing had no successful call for \d+ s$/);
+    expect(dead.attemptLog.every((attempt) => attempt.statusCode === 503)).toBe(true);
+    const calls = receiver.to('/failing/');
+    expect(calls).toHaveLength(dead.attempts);
+    expect(calls[calls.length - 1].at - calls[0].at).toBeGreaterThanOrEqual(DISABLE_AFTER_MS - 50);
+
+    const endpoint = await admin.call<{ disabledAt: string | null; disabledReason: string; failingSince: string | null }>('GET', `/admin/endpoints/${org}`);
+    expect(endpoint.json.disabledAt).not.toBeNull();
+    expect(endpoint.json.disabledReason).toMatch(/no successful call for \d+ s/);
+
+    // The organisation is told through the event stream (notification-service e-mails its admins).
+    const announced = await eventually(async () => {
+      const found = (await events.messages('webhooks.endpoint.disabled')).filter((m) => m.data.organisationId === org);
+      return found.length > 0 && found;
+    }, 10_000, 'webhooks.endpoint.disabled');
+    expect(announced).toHaveLength(1);
+    expect(announced[0].data).toMatchObject({ organisationId: org, baseUrl, reason: endpoint.json.disabledReason });
+    expect(announced[0].msgId).toBe(announced[0].data.eventId);
+
+    // Later events are dead-lettered without a call, with the same reason.
+    const second = offerResponseEvent(org);
+    await nats.publish(OFFER_RESPONSE, second);
+    const skipped = await settled(second.eventId as string, 'dead');
+    expect(skipped.attempts).toBe(0);
+    expect(skipped.lastError).toBe(`endpoint disabled: ${endpoint.json.disabledReason}`);
+    expect(receiver.to('/failing/')).toHaveLength(dead.attempts);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await events.messages('webhooks.endpoint.disabled')).filter((m) => m.data.organisationId === org)).toHaveLength(1);
+  });
+});
