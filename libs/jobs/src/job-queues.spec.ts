@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { metricsRegistry, runWithTraceId, currentTraceId } from '@availability/service-core';
 import { eventually } from '@availability/testing';
 import { JobQueues } from './job-queues.js';
 import { QueueName } from './queue-name.js';
@@ -8,6 +9,7 @@ const jobs = new JobQueues({ redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0
 
 afterAll(async () => {
   await jobs.queue(QueueName.Email).obliterate({ force: true });
+  await jobs.queue(QueueName.PushNotification).obliterate({ force: true });
   await jobs.onModuleDestroy();
 });
 
@@ -36,5 +38,15 @@ describe('JobQueues (real Redis)', () => {
     expect([...runs].sort()).toEqual(['mail-1', 'mail-2', 'mail-3']);
     expect(failedOnce).toBe(true);
     expect(await jobs.ping()).toBe('PONG');
+  });
+
+  it('runs a job with the trace id of the work that added it, and reports queue depth by state', async () => {
+    const seen: Array<string | undefined> = [];
+    await runWithTraceId('trace-from-request', () => jobs.add(QueueName.PushNotification, 'push', { n: 1 }, { jobId: 'traced', delay: 400 }));
+    const metrics = await metricsRegistry.getSingleMetricAsString('queue_jobs');
+    expect(metrics).toMatch(new RegExp(`queue_jobs\\{queue="${QueueName.PushNotification}",state="delayed"\\} 1`));
+    jobs.process<{ n: number }>(QueueName.PushNotification, async () => void seen.push(currentTraceId()), { concurrency: 1 });
+    await eventually(() => seen.length === 1, 10_000, 'the job');
+    expect(seen).toEqual(['trace-from-request']);
   });
 });

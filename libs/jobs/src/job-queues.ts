@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { type Job, type JobsOptions, Queue, Worker, type WorkerOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { HealthContributor } from '@availability/service-core';
+import { currentTraceId, type HealthContributor, observeGauge, runWithTraceId } from '@availability/service-core';
 import type { QueueName } from './queue-name.js';
 
 export interface JobQueuesOptions {
@@ -12,6 +12,19 @@ export interface JobQueuesOptions {
 }
 
 export const JOB_QUEUES_OPTIONS = Symbol('JOB_QUEUES_OPTIONS');
+
+/** The states `queue_jobs` reports. */
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children'] as const;
+
+/**
+ * Job data carries the trace id of the work that enqueued it (`traceId`), so the job's logs can be
+ * found from the request that caused it. Only plain-object data is traced.
+ */
+function withTraceId<T>(data: T): T {
+  const traceId = currentTraceId();
+  if (!traceId || typeof data !== 'object' || data === null || Array.isArray(data) || 'traceId' in data) return data;
+  return { ...data, traceId };
+}
 
 /** `token` is the worker's lock token: needed to move a job back to delayed (e.g. to honour Retry-After). */
 export type JobProcessor<T> = (job: Job<T>, token?: string) => Promise<void>;
@@ -27,11 +40,18 @@ export class JobQueues implements OnModuleDestroy {
   private readonly connection: Redis;
   private readonly queues = new Map<QueueName, Queue>();
   private readonly workers: Array<{ worker: Worker; connection: Redis }> = [];
+  private readonly stopObserving: () => void;
 
   constructor(@Inject(JOB_QUEUES_OPTIONS) private readonly options: JobQueuesOptions) {
     // BullMQ needs maxRetriesPerRequest null: a worker's blocking commands must wait out a Redis restart, not fail.
     this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
     this.connection.on('error', (error) => this.logger.warn(`redis: ${error.message}`));
+    this.stopObserving = observeGauge('queue_jobs', 'Jobs in each queue this process uses, by state.', ['queue', 'state'], async (set) => {
+      for (const [name, queue] of this.queues) {
+        const counts = await queue.getJobCounts(...QUEUE_STATES);
+        for (const state of QUEUE_STATES) set({ queue: name, state }, counts[state] ?? 0);
+      }
+    });
   }
 
   queue(name: QueueName): Queue {
@@ -45,18 +65,20 @@ export class JobQueues implements OnModuleDestroy {
 
   /** Adds a job; a job with the same `jobId` that still exists is left as it is (de-duplication). */
   async add<T>(name: QueueName, jobName: string, data: T, options: JobsOptions & { jobId: string }): Promise<void> {
-    await this.queue(name).add(jobName, data, options);
+    await this.queue(name).add(jobName, withTraceId(data), options);
   }
 
   async addBulk<T>(name: QueueName, jobs: Array<{ name: string; data: T; opts: JobsOptions & { jobId: string } }>): Promise<void> {
-    if (jobs.length > 0) await this.queue(name).addBulk(jobs);
+    if (jobs.length > 0) await this.queue(name).addBulk(jobs.map((job) => ({ ...job, data: withTraceId(job.data) })));
   }
 
   /** Starts processing a queue in this process. */
   process<T>(name: QueueName, processor: JobProcessor<T>, options: Omit<WorkerOptions, 'connection' | 'prefix'> & { concurrency: number }): Worker<T> {
     // A worker blocks its connection while waiting for jobs, so it gets its own.
     const connection = this.connection.duplicate();
-    const worker = new Worker<T>(name, processor, { ...options, connection, prefix: this.options.prefix });
+    this.queue(name); // so its depth is reported
+    const traced: JobProcessor<T> = (job, token) => runWithTraceId((job.data as { traceId?: unknown } | undefined)?.traceId, () => processor(job, token));
+    const worker = new Worker<T>(name, traced, { ...options, connection, prefix: this.options.prefix });
     worker.on('error', (error) => this.logger.warn(`${name} worker: ${error.message}`));
     this.workers.push({ worker: worker as Worker, connection });
     return worker;
@@ -68,6 +90,7 @@ export class JobQueues implements OnModuleDestroy {
 
   /** Lets active jobs finish (graceful shutdown), then closes queues and connections. */
   async onModuleDestroy(): Promise<void> {
+    this.stopObserving();
     await Promise.all(this.workers.map(({ worker }) => worker.close()));
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     await Promise.all([this.connection, ...this.workers.map((w) => w.connection)].map((c) => c.quit().catch(() => undefined)));

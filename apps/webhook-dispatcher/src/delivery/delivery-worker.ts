@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy }
 import { DelayedError, type Job, UnrecoverableError, type Worker } from 'bullmq';
 import { JobQueues, QueueName } from '@availability/jobs';
 import { OutboundClient, OutboundRequestError, type OutboundResponse } from '@availability/outbound-http';
+import { counter, histogram, LATENCY_BUCKETS_SECONDS } from '@availability/service-core';
 import { signRequest } from '@availability/webhook-signing';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { type BackoffSchedule, backoffDelay } from '../domain/backoff.js';
@@ -42,6 +43,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly client: OutboundClient;
   private readonly schedule: BackoffSchedule;
   private readonly attempts: MicroBatcher<AttemptRecord, void>;
+  private readonly outcomes = counter(
+    'webhook_deliveries_total',
+    'Webhook delivery attempts by outcome: succeeded, failed (will retry), dead (dead-lettered), skipped (no base URL).',
+    ['outcome'],
+  );
+  private readonly callDurations = histogram('webhook_delivery_duration_seconds', 'Duration of calls to integrators.', [], LATENCY_BUCKETS_SECONDS);
   private worker?: Worker<DeliveryJob>;
 
   constructor(
@@ -88,6 +95,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const state = await this.endpoints.state(org);
     if (state.disabled) {
       await this.repository.settle(delivery.deliveryId, delivery.series, 'dead', `endpoint disabled: ${state.disabledReason}`);
+      this.outcomes.inc({ outcome: 'dead' });
       return;
     }
     if (!(await this.endpoints.limiter.acquire(org, SLOT_WAIT_MS))) return this.putBack(job, token, PUT_BACK_MS + Math.random() * PUT_BACK_MS);
@@ -111,6 +119,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (!target.baseUrl) {
         release();
         await this.repository.settle(delivery.deliveryId, delivery.series, 'skipped', 'the organisation has no webhook base URL');
+        this.outcomes.inc({ outcome: 'skipped' });
         return;
       }
       await this.attempt(job, target.baseUrl, target.secrets, release);
@@ -233,6 +242,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       nextAttemptAt: retryInMs !== undefined ? new Date(Date.now() + retryInMs) : null,
       url,
     });
+
+    this.outcomes.inc({ outcome: status });
+    this.callDurations.observe(durationMs / 1000);
 
     if (status === 'succeeded') return;
     const reason = errorMessage ?? 'failed';
