@@ -5,6 +5,7 @@ import autocannon from 'autocannon';
 import { issuePortalUserToken, PortalClient } from '@availability/platform-client';
 import { startTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform } from '@availability/testing';
 import { verifyRequest } from '@availability/webhook-signing';
+import { measureCpu } from './cpu.js';
 
 /**
  * Contact-suggestion fan-out against real integrator stubs on loopback:
@@ -156,6 +157,7 @@ export async function runSuggestionsBench(options: SuggestionsBenchOptions = DEF
     // 2. All healthy, sustained load.
     stubs.hung = -1;
     stubs.calls = 0;
+    const stopCpu = measureCpu();
     const result = await autocannon({
       url: `${url}/portal/contact-suggestions/search`,
       method: 'POST',
@@ -165,6 +167,7 @@ export async function runSuggestionsBench(options: SuggestionsBenchOptions = DEF
       pipelining: 1,
       duration: options.durationSeconds,
     });
+    const cpu = stopCpu();
     const scenario = `${options.integrators} integrators healthy (${options.stubDelayMs} ms), ${options.connections} connections`;
     rows.push(
       { scenario, metric: 'searches/s (mean)', value: Math.round(result.requests.average), target: '≥ 300', pass: result.requests.average >= 300 },
@@ -173,6 +176,19 @@ export async function runSuggestionsBench(options: SuggestionsBenchOptions = DEF
       { scenario, metric: 'integrator calls/s', value: Math.round(stubs.calls / result.duration), target: '', pass: null },
       { scenario, metric: 'unverified signatures', value: stubs.unverified, target: '0', pass: stubs.unverified === 0 },
     );
+    if (cpu && result.requests.total > 0) {
+      const perSearch = (ms: number) => (ms / result.requests.total).toFixed(2);
+      for (const [group, ms] of Object.entries(cpu.groups).sort((a, b) => b[1] - a[1])) {
+        rows.push({ scenario, metric: `CPU ms per search: ${group}`, value: perSearch(ms), target: '', pass: null });
+      }
+      rows.push({
+        scenario,
+        metric: 'machine busy (cores, of which ours)',
+        value: `${(cpu.machineBusyMs / cpu.wallMs).toFixed(2)} (${(Object.values(cpu.groups).reduce((a, b) => a + b, 0) / cpu.wallMs).toFixed(2)})`,
+        target: '',
+        pass: null,
+      });
+    }
   } finally {
     await platform.stop();
     await stubs.close();
