@@ -47,6 +47,8 @@ export interface Stubs {
   hung: number;
   calls: number;
   unverified: number;
+  /** TCP connections the stubs accepted: with keep-alive this stays near the pool size. */
+  connections: number;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function startStubs(count: number, delayMs: number): Promise<Stubs>
     hung: -1,
     calls: 0,
     unverified: 0,
+    connections: 0,
     async close() {
       for (const server of servers) {
         server.closeAllConnections();
@@ -92,6 +95,7 @@ export async function startStubs(count: number, delayMs: number): Promise<Stubs>
       });
     });
     server.keepAliveTimeout = 60_000;
+    server.on('connection', () => (stubs.connections += 1));
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     servers.push(server);
@@ -157,6 +161,7 @@ export async function runSuggestionsBench(options: SuggestionsBenchOptions = DEF
     // 2. All healthy, sustained load.
     stubs.hung = -1;
     stubs.calls = 0;
+    stubs.connections = 0;
     const stopCpu = measureCpu();
     const result = await autocannon({
       url: `${url}/portal/contact-suggestions/search`,
@@ -174,6 +179,7 @@ export async function runSuggestionsBench(options: SuggestionsBenchOptions = DEF
       { scenario, metric: 'latency p50 / p99 (ms)', value: `${result.latency.p50} / ${result.latency.p99}`, target: '', pass: null },
       { scenario, metric: 'non-2xx + errors', value: result.non2xx + result.errors + result.timeouts, target: '0', pass: result.non2xx + result.errors + result.timeouts === 0 },
       { scenario, metric: 'integrator calls/s', value: Math.round(stubs.calls / result.duration), target: '', pass: null },
+      { scenario, metric: 'new connections to the stubs', value: stubs.connections, target: '', pass: null },
       { scenario, metric: 'unverified signatures', value: stubs.unverified, target: '0', pass: stubs.unverified === 0 },
     );
     if (cpu && result.requests.total > 0) {
