@@ -28,7 +28,8 @@ export interface OutboundRequest {
   url: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   headers?: Record<string, string>;
-  body?: string;
+  /** Sent as is; a Buffer can be shared by many calls with the same body. */
+  body?: string | Uint8Array;
   timeoutMs: number;
   maxResponseBytes?: number;
 }
@@ -231,7 +232,7 @@ class BoundedResponseHandler {
   private settled = false;
   private aborted: Error | undefined;
   private status = 0;
-  private headers: Record<string, string | string[] | undefined> = {};
+  private rawHeaders: Buffer[] = [];
   private chunks: Buffer[] = [];
   private size = 0;
 
@@ -250,7 +251,7 @@ class BoundedResponseHandler {
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     if (statusCode < 200) return true; // 1xx: the real answer follows
     this.status = statusCode;
-    this.headers = util.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
+    this.rawHeaders = rawHeaders;
     return true;
   }
 
@@ -298,7 +299,18 @@ class BoundedResponseHandler {
     if (this.settled) return;
     this.settled = true;
     this.queue?.remove(this);
-    this.resolve({ status: this.status, headers: this.headers, body, truncated, durationMs: performance.now() - this.started });
+    const rawHeaders = this.rawHeaders;
+    let headers: Record<string, string | string[] | undefined> | undefined;
+    this.resolve({
+      status: this.status,
+      // Parsed when first read: many callers only need the status and body.
+      get headers() {
+        return (headers ??= util.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>);
+      },
+      body,
+      truncated,
+      durationMs: performance.now() - this.started,
+    });
   }
 }
 
