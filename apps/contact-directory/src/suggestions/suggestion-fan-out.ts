@@ -86,7 +86,7 @@ export class SuggestionFanOut {
 
   search(providers: SuggestionProvider[], request: SuggestionsRequest): Promise<SuggestionsResult> {
     // One body for every provider: serialised once, signed per provider with its own secret.
-    const body = JSON.stringify(request.filter === undefined ? { userEmailAddresses: request.userEmailAddresses } : request);
+    const body = Buffer.from(JSON.stringify(request.filter === undefined ? { userEmailAddresses: request.userEmailAddresses } : request));
     const started = performance.now();
     const answers: Array<Answer | undefined> = new Array(providers.length).fill(undefined);
     return new Promise((resolve) => {
@@ -150,7 +150,7 @@ export class SuggestionFanOut {
     return prepared;
   }
 
-  private async ask(provider: SuggestionProvider, body: string, started: number): Promise<Answer> {
+  private async ask(provider: SuggestionProvider, body: Buffer, started: number): Promise<Answer> {
     const prepared = this.prepare(provider);
     if ('error' in prepared) return this.answer(provider, started, 'error', 0, 0, prepared.error);
     const { timeoutMs, maxReplyBytes, maxPerProvider } = this.options;
