@@ -110,12 +110,14 @@ export class SuggestionFanOut {
         finish();
       }, this.options.timeoutMs + ABANDON_AFTER_MS);
       providers.forEach((provider, index) => {
-        void this.ask(provider, body, started).then((answer) => {
-          if (waiting <= 0) return;
-          answers[index] = answer;
-          waiting -= 1;
-          if (waiting === 0) finish();
-        });
+        void this.ask(provider, body, started)
+          .catch(() => this.answer(provider, started, 'error', 0, 0, 'the call failed'))
+          .then((answer) => {
+            if (waiting <= 0) return;
+            answers[index] = answer;
+            waiting -= 1;
+            if (waiting === 0) finish();
+          });
       });
     });
   }
