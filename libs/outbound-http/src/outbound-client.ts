@@ -223,6 +223,31 @@ class DeadlineQueue {
   }
 }
 
+/** An OutboundResponse whose headers are parsed when first read: many callers only need the status and body. */
+class Response implements OutboundResponse {
+  readonly #rawHeaders: Buffer[];
+  #headers: Record<string, string | string[] | undefined> | undefined;
+
+  constructor(
+    readonly status: number,
+    rawHeaders: Buffer[],
+    readonly body: string,
+    readonly truncated: boolean,
+    readonly durationMs: number,
+  ) {
+    this.#rawHeaders = rawHeaders;
+  }
+
+  get headers(): Record<string, string | string[] | undefined> {
+    return (this.#headers ??= util.parseHeaders(this.#rawHeaders) as Record<string, string | string[] | undefined>);
+  }
+
+  /** Serialises (and spreads via JSON) like the plain object it stands for. */
+  toJSON(): OutboundResponse {
+    return { status: this.status, headers: this.headers, body: this.body, truncated: this.truncated, durationMs: this.durationMs };
+  }
+}
+
 /** Collects one response (status, headers, at most `maxBytes` of body) from undici's dispatcher. */
 class BoundedResponseHandler {
   readonly started = performance.now();
@@ -299,18 +324,7 @@ class BoundedResponseHandler {
     if (this.settled) return;
     this.settled = true;
     this.queue?.remove(this);
-    const rawHeaders = this.rawHeaders;
-    let headers: Record<string, string | string[] | undefined> | undefined;
-    this.resolve({
-      status: this.status,
-      // Parsed when first read: many callers only need the status and body.
-      get headers() {
-        return (headers ??= util.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>);
-      },
-      body,
-      truncated,
-      durationMs: performance.now() - this.started,
-    });
+    this.resolve(new Response(this.status, this.rawHeaders, body, truncated, performance.now() - this.started));
   }
 }
 
