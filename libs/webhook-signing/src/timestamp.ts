@@ -38,6 +38,10 @@ export function parseTimestamp(value: string): number | undefined {
   if (!ISO_TIMESTAMP_PATTERN.test(value)) {
     return undefined;
   }
+  // A receiver sees the same second many times: the last one formatted is known to round-trip.
+  if (value === lastFormatted) {
+    return lastSeconds;
+  }
   const millis = Date.parse(value);
   if (!Number.isFinite(millis)) {
     return undefined;
