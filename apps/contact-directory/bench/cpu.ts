@@ -12,6 +12,8 @@ export interface CpuSample {
   systemMs: Record<string, number>;
   /** Busy CPU milliseconds over the whole machine, including other people's work. */
   machineBusyMs: number;
+  /** CPU milliseconds the hypervisor gave to other virtual machines meanwhile (steal): capacity we did not get. */
+  stolenMs: number;
   wallMs: number;
 }
 
@@ -20,6 +22,7 @@ const TICK_MS = 10; // Linux USER_HZ = 100
 interface Snapshot {
   at: number;
   busyTicks: number;
+  stealTicks: number;
   processes: Map<number, { group: string; ticks: number; systemTicks: number }>;
 }
 
@@ -37,7 +40,7 @@ export function measureCpu(): () => CpuSample | undefined {
       groups[group] = (groups[group] ?? 0) + used * TICK_MS;
       systemMs[group] = (systemMs[group] ?? 0) + (systemTicks - (start.processes.get(pid)?.systemTicks ?? 0)) * TICK_MS;
     }
-    return { groups, systemMs, machineBusyMs: (end.busyTicks - start.busyTicks) * TICK_MS, wallMs: end.at - start.at };
+    return { groups, systemMs, machineBusyMs: (end.busyTicks - start.busyTicks) * TICK_MS, stolenMs: (end.stealTicks - start.stealTicks) * TICK_MS, wallMs: end.at - start.at };
   };
 }
 
@@ -52,7 +55,7 @@ function snapshot(): Snapshot | undefined {
       const read = readProcess(Number(entry));
       if (read && read.group !== 'other') processes.set(Number(entry), read);
     }
-    return { at: performance.now(), busyTicks, processes };
+    return { at: performance.now(), busyTicks, stealTicks: cpu[7] ?? 0, processes };
   } catch {
     return undefined;
   }
