@@ -191,15 +191,16 @@ export function mergeSuggestions(perProvider: Array<{ organisationId: string; su
       const key = suggestion.emailAddress.trim().toLowerCase();
       const existing = byEmail.get(key);
       if (existing === undefined) {
-        // Built field by field: object spread is far slower here, and this runs for every suggestion.
+        // Built field by field (in the order validateSuggestion gives them): object spread is far
+        // slower here, and this runs for every suggestion.
         const merged: MergedSuggestion =
           suggestion.profileImageUrl === undefined
             ? { name: suggestion.name, emailAddress: suggestion.emailAddress, ratings: suggestion.ratings.slice(), organisationId, organisationIds: [organisationId] }
             : {
                 name: suggestion.name,
                 emailAddress: suggestion.emailAddress,
-                profileImageUrl: suggestion.profileImageUrl,
                 ratings: suggestion.ratings.slice(),
+                profileImageUrl: suggestion.profileImageUrl,
                 organisationId,
                 organisationIds: [organisationId],
               };

@@ -163,8 +163,9 @@ export function parseSuggestionsReply(body: string, truncated: boolean, maxSugge
   if (!Array.isArray(parsed)) return { status: 'invalid', suggestions: [], dropped: 0, error: 'the reply is not a JSON array' };
   const suggestions: ContactSuggestion[] = [];
   let dropped = Math.max(0, parsed.length - maxSuggestions);
-  for (const element of parsed.slice(0, maxSuggestions)) {
-    const suggestion = validateSuggestion(element);
+  const read = Math.min(parsed.length, maxSuggestions);
+  for (let index = 0; index < read; index += 1) {
+    const suggestion = validateSuggestion(parsed[index]);
     if (suggestion) suggestions.push(suggestion);
     else dropped += 1;
   }
