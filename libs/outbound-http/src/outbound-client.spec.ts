@@ -97,6 +97,31 @@ describe('OutboundClient', () => {
     expect((await failure(allowLoopback.send({ url: 'http://user:pw@example.com/', method: 'GET', timeoutMs: 1000 }))).kind).toBe('invalid-url');
   });
 
+  it('gives every call its own deadline, also while it waits for a connection', async () => {
+    const oneConnection = new OutboundClient({ policy: { allowLoopback: true, allowPrivate: false }, connectionsPerOrigin: 1 });
+    try {
+      const started = performance.now();
+      const elapsed = async (promise: Promise<unknown>) => {
+        await promise.catch((error: unknown) => expect((error as OutboundRequestError).kind).toBe('timeout'));
+        return performance.now() - started;
+      };
+      // The first call holds the only connection; the others queue behind it and time out on time.
+      const calls = [300, 100, 200].map((timeoutMs) => elapsed(oneConnection.send({ url: `${base}/slow`, method: 'GET', timeoutMs })));
+      const [first, second, third] = await Promise.all(calls);
+      expect(second).toBeGreaterThanOrEqual(95);
+      expect(second).toBeLessThan(250);
+      expect(third).toBeGreaterThanOrEqual(195);
+      expect(third).toBeLessThan(350);
+      expect(first).toBeGreaterThanOrEqual(295);
+      // Calls that finish leave no deadline behind; the connection is usable again.
+      for (let i = 0; i < 3; i += 1) {
+        expect((await oneConnection.send({ url: `${base}/echo`, method: 'POST', body: String(i), timeoutMs: 1000 })).body).toBe(`POST /echo ${i}`);
+      }
+    } finally {
+      await oneConnection.close();
+    }
+  });
+
   it('reads at most the bounded part of a large body', async () => {
     const response = await allowLoopback.send({ url: `${base}/big`, method: 'GET', timeoutMs: 1000, maxResponseBytes: 1000 });
     expect(response.truncated).toBe(true);

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns';
-import { Agent, errors, request } from 'undici';
+import { Agent, errors, util } from 'undici';
 import { type AddressPolicy, forbiddenReason } from './address-policy.js';
 
 /** Why a call did not get an HTTP response; each is reported to users in plain words. */
@@ -28,7 +28,8 @@ export interface OutboundRequest {
   url: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   headers?: Record<string, string>;
-  body?: string;
+  /** Sent as is; a Buffer can be shared by many calls with the same body. */
+  body?: string | Uint8Array;
   timeoutMs: number;
   maxResponseBytes?: number;
 }
@@ -39,16 +40,30 @@ export interface OutboundClientOptions {
   connectionsPerOrigin?: number;
 }
 
+/** A URL checked once: where to connect, what to put on the request line, and the literal-address verdict. */
+interface Target {
+  origin: string;
+  path: string;
+  hostname: string;
+}
+
 /**
  * The only way the platform calls services it does not run (integrators). It resolves the host,
  * refuses forbidden addresses at connect time (so DNS rebinding cannot slip past), follows no
  * redirects, times every call out, reads at most a bounded part of the response, and keeps
  * connections alive per origin for throughput.
+ *
+ * Calls go straight to undici's dispatcher with a small handler that collects the bounded body (no
+ * response stream per call), and deadlines share one timer per timeout length (see DeadlineQueue):
+ * a fan-out makes thousands of calls a second, so per-call objects and timers matter.
  */
 export class OutboundClient {
   private readonly agent: Agent;
   /** Verdict of the address policy per literal host: the same few hosts are called again and again. */
   private readonly literalVerdicts = new Map<string, string | undefined>();
+  /** Parsed URLs: the same few endpoints are called again and again. */
+  private readonly targets = new Map<string, Target>();
+  private readonly deadlines = new Map<number, DeadlineQueue>();
 
   constructor(private readonly options: OutboundClientOptions) {
     this.agent = new Agent({
@@ -67,36 +82,46 @@ export class OutboundClient {
     });
   }
 
-  async send(call: OutboundRequest): Promise<OutboundResponse> {
-    const url = parseUrl(call.url);
-    // A literal IP skips DNS, so it is checked here.
-    const reason = this.literalVerdict(url.hostname);
-    if (reason) throw new OutboundRequestError('forbidden-address', reason);
-
-    const started = performance.now();
-    const maxBytes = call.maxResponseBytes ?? 4096;
-    // One deadline for the whole call. Not AbortSignal.timeout(): its timer fires (and builds an
-    // error) even after the call has finished; this one is cleared.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), call.timeoutMs);
+  send(call: OutboundRequest): Promise<OutboundResponse> {
+    let target: Target;
     try {
-      const response = await request(url, {
-        method: call.method,
-        headers: call.headers,
-        body: call.body,
-        dispatcher: this.agent,
-        headersTimeout: call.timeoutMs,
-        bodyTimeout: call.timeoutMs,
-        signal: deadline.signal,
-        maxRedirections: 0,
-      } as Parameters<typeof request>[1]);
-      const { body, truncated } = await readBounded(response.body, maxBytes);
-      return { status: response.statusCode, headers: response.headers, body, truncated, durationMs: performance.now() - started };
+      target = this.target(call.url);
     } catch (error) {
-      throw classify(error, call.timeoutMs);
-    } finally {
-      clearTimeout(timer);
+      return Promise.reject(error);
     }
+    // A literal IP skips DNS, so it is checked here.
+    const reason = this.literalVerdict(target.hostname);
+    if (reason) return Promise.reject(new OutboundRequestError('forbidden-address', reason));
+
+    return new Promise<OutboundResponse>((resolve, reject) => {
+      const handler = new BoundedResponseHandler(resolve, reject, call.maxResponseBytes ?? 4096, call.timeoutMs);
+      // One deadline for the whole call (connect, headers and body), so no undici header/body timers too.
+      this.deadlineQueue(call.timeoutMs).add(handler);
+      this.agent.dispatch(
+        { origin: target.origin, path: target.path, method: call.method, headers: call.headers, body: call.body, headersTimeout: 0, bodyTimeout: 0 },
+        handler,
+      );
+    });
+  }
+
+  private target(url: string): Target {
+    const known = this.targets.get(url);
+    if (known) return known;
+    const parsed = parseUrl(url);
+    const target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, hostname: parsed.hostname };
+    if (this.targets.size >= 1_000) this.targets.clear();
+    this.targets.set(url, target);
+    return target;
+  }
+
+  private deadlineQueue(timeoutMs: number): DeadlineQueue {
+    let queue = this.deadlines.get(timeoutMs);
+    if (!queue) {
+      if (this.deadlines.size >= 100) this.deadlines.clear(); // pending calls keep their queue alive
+      queue = new DeadlineQueue(timeoutMs);
+      this.deadlines.set(timeoutMs, queue);
+    }
+    return queue;
   }
 
   private literalVerdict(hostname: string): string | undefined {
@@ -125,18 +150,182 @@ function parseUrl(raw: string): URL {
   return url;
 }
 
-async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number): Promise<{ body: string; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > maxBytes) {
-      body.destroy();
-      return { body: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'), truncated: true };
+/**
+ * Deadlines of calls with the same timeout expire in the order the calls started, so a FIFO and one
+ * timer (armed for the oldest pending call) serve them all. A finished call only drops its
+ * reference; the queue is emptied, and its timer cleared, whenever nothing is pending.
+ */
+class DeadlineQueue {
+  private entries: Array<BoundedResponseHandler | undefined> = [];
+  private startedAt: number[] = [];
+  private head = 0;
+  private pending = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  add(handler: BoundedResponseHandler): void {
+    handler.queue = this;
+    handler.slot = this.entries.length;
+    this.entries.push(handler);
+    this.startedAt.push(handler.started);
+    this.pending += 1;
+    this.timer ??= setTimeout(this.expire, this.timeoutMs);
+  }
+
+  /** The call finished: no deadline for it any more. */
+  remove(handler: BoundedResponseHandler): void {
+    if (this.entries[handler.slot] !== handler) return;
+    this.entries[handler.slot] = undefined;
+    this.pending -= 1;
+    if (this.pending === 0) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.entries = [];
+      this.startedAt = [];
+      this.head = 0;
     }
   }
-  return { body: Buffer.concat(chunks).toString('utf8'), truncated: false };
+
+  private readonly expire = (): void => {
+    this.timer = undefined;
+    const now = performance.now();
+    while (this.head < this.entries.length) {
+      const handler = this.entries[this.head];
+      if (handler !== undefined) {
+        // Timers may fire a little early; anything due within a millisecond goes now.
+        const due = this.startedAt[this.head] + this.timeoutMs - now;
+        if (due > 1) {
+          this.compact();
+          this.timer = setTimeout(this.expire, Math.ceil(due));
+          return;
+        }
+        this.entries[this.head] = undefined;
+        this.pending -= 1;
+        handler.expire();
+      }
+      this.head += 1;
+    }
+    this.entries = [];
+    this.startedAt = [];
+    this.head = 0;
+  };
+
+  /** Drops the finished prefix once it dominates the arrays. */
+  private compact(): void {
+    if (this.head < 1024 || this.head * 2 < this.entries.length) return;
+    this.entries = this.entries.slice(this.head);
+    this.startedAt = this.startedAt.slice(this.head);
+    this.entries.forEach((handler, slot) => {
+      if (handler) handler.slot = slot;
+    });
+    this.head = 0;
+  }
+}
+
+/** An OutboundResponse whose headers are parsed when first read: many callers only need the status and body. */
+class Response implements OutboundResponse {
+  readonly #rawHeaders: Buffer[];
+  #headers: Record<string, string | string[] | undefined> | undefined;
+
+  constructor(
+    readonly status: number,
+    rawHeaders: Buffer[],
+    readonly body: string,
+    readonly truncated: boolean,
+    readonly durationMs: number,
+  ) {
+    this.#rawHeaders = rawHeaders;
+  }
+
+  get headers(): Record<string, string | string[] | undefined> {
+    return (this.#headers ??= util.parseHeaders(this.#rawHeaders) as Record<string, string | string[] | undefined>);
+  }
+
+  /** Serialises (and spreads via JSON) like the plain object it stands for. */
+  toJSON(): OutboundResponse {
+    return { status: this.status, headers: this.headers, body: this.body, truncated: this.truncated, durationMs: this.durationMs };
+  }
+}
+
+/** Collects one response (status, headers, at most `maxBytes` of body) from undici's dispatcher. */
+class BoundedResponseHandler {
+  readonly started = performance.now();
+  queue: DeadlineQueue | undefined;
+  slot = 0;
+  private abort: ((reason?: Error) => void) | undefined;
+  private settled = false;
+  private aborted: Error | undefined;
+  private status = 0;
+  private rawHeaders: Buffer[] = [];
+  private chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly resolve: (response: OutboundResponse) => void,
+    private readonly reject: (error: OutboundRequestError) => void,
+    private readonly maxBytes: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  onConnect(abort: (reason?: Error) => void): void {
+    if (this.aborted) return abort(this.aborted);
+    this.abort = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    if (statusCode < 200) return true; // 1xx: the real answer follows
+    this.status = statusCode;
+    this.rawHeaders = rawHeaders;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.settled) return false;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) {
+      // Enough read: answer with the bounded part and drop the rest of the response.
+      this.finish(Buffer.concat(this.chunks, this.size).subarray(0, this.maxBytes).toString('utf8'), true);
+      this.stop(new OutboundRequestError('network', 'response larger than the limit; not read further'));
+      return false;
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    const body = this.chunks.length === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8');
+    this.finish(body, false);
+  }
+
+  onError(error: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.queue?.remove(this);
+    this.reject(classify(error, this.timeoutMs));
+  }
+
+  /** The deadline passed (the queue has already dropped this call). */
+  expire(): void {
+    const error = new OutboundRequestError('timeout', `no response within ${this.timeoutMs} ms`);
+    if (!this.settled) {
+      this.settled = true;
+      this.reject(error);
+    }
+    this.stop(error);
+  }
+
+  private stop(reason: Error): void {
+    if (this.abort) this.abort(reason);
+    else this.aborted = reason; // still waiting for a connection: aborted as soon as it gets one
+  }
+
+  private finish(body: string, truncated: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.queue?.remove(this);
+    this.resolve(new Response(this.status, this.rawHeaders, body, truncated, performance.now() - this.started));
+  }
 }
 
 function classify(error: unknown, timeoutMs: number): OutboundRequestError {

@@ -48,7 +48,8 @@ function collectValues(headers: HeaderSource, lowerName: string): string[] {
   }
   const values: string[] = [];
   for (const key of Object.keys(headers)) {
-    if (key.toLowerCase() === lowerName) {
+    // The length check spares lower-casing every other header name.
+    if (key.length === lowerName.length && key.toLowerCase() === lowerName) {
       appendValue(values, headers[key]);
     }
   }

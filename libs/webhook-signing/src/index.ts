@@ -10,7 +10,14 @@ export {
   MAX_WEBHOOK_ID_LENGTH,
 } from './constants.js';
 export type { HeaderSource } from './headers.js';
-export { signRequest, type SignRequestInput, type SignedHeaders } from './sign.js';
+export {
+  createRequestSigner,
+  signRequest,
+  type RequestSigner,
+  type RequestSignerInput,
+  type SignRequestInput,
+  type SignedHeaders,
+} from './sign.js';
 export {
   computeHmacSignature,
   computeStandardWebhookSignature,

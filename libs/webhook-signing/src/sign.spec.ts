@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { signRequest, type SignRequestInput } from './index.js';
+import { createRequestSigner, signRequest, type SignRequestInput } from './index.js';
 
 const NOW = new Date('2026-11-22T10:55:03.400Z');
 const BASE: SignRequestInput = {
@@ -82,5 +82,24 @@ describe('signRequest', () => {
     ['an invalid date', { now: new Date('nope') }],
   ])('throws for %s', (_label, override) => {
     expect(() => signRequest({ ...BASE, ...override })).toThrow();
+  });
+});
+
+describe('createRequestSigner', () => {
+  it('signs exactly like signRequest, with one secret and during rotation', () => {
+    for (const secrets of [['old-secret'], ['old-secret', 'new-secret']]) {
+      const signer = createRequestSigner({ secrets, method: 'post', pathWithQuery: BASE.pathWithQuery });
+      expect(signer.sign(BASE.body, BASE.webhookId, NOW)).toEqual(signRequest({ ...BASE, secrets }));
+      expect(signer.sign('', 'other-id', NOW)).toEqual(signRequest({ ...BASE, secrets, body: '', webhookId: 'other-id' }));
+    }
+  });
+
+  it('checks secrets, method and path once, when created, and the id and body on every call', () => {
+    expect(() => createRequestSigner({ secrets: [], method: 'POST', pathWithQuery: '/x' })).toThrow(TypeError);
+    expect(() => createRequestSigner({ secrets: ['s'], method: 'PO ST', pathWithQuery: '/x' })).toThrow(TypeError);
+    expect(() => createRequestSigner({ secrets: ['s'], method: 'POST', pathWithQuery: 'x' })).toThrow(TypeError);
+    const signer = createRequestSigner({ secrets: ['s'], method: 'POST', pathWithQuery: '/x' });
+    expect(() => signer.sign('{}', '')).toThrow(TypeError);
+    expect(() => signer.sign({ a: 1 } as unknown as string, 'id')).toThrow(TypeError);
   });
 });

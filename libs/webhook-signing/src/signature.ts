@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /** A request body exactly as it travels on the wire. `''` (or an empty buffer) when there is none. */
 export type RawBody = string | Uint8Array;
@@ -20,12 +20,33 @@ export function hmacStringToSignPrefix(parts: Omit<HmacSignedParts, 'body'>): st
   return `${parts.timestamp}\n${parts.method.toUpperCase()}\n${parts.pathWithQuery}\n`;
 }
 
+/** The HMAC key of a secret: its UTF-8 bytes. Import it once when signing or verifying repeatedly. */
+export function hmacKey(secret: string): KeyObject {
+  return createSecretKey(Buffer.from(secret, 'utf8'));
+}
+
+/** HMAC-SHA256 of `prefix` (UTF-8) followed by the raw body bytes. */
+export function keyedHmac(key: KeyObject | Buffer, prefix: string, body: RawBody): Buffer {
+  return createHmac('sha256', key).update(prefix, 'utf8').update(body).digest();
+}
+
+// Receivers verify with the same few secrets again and again; importing a key costs about as much as
+// the HMAC itself. Bounded, and cleared when full.
+const cachedKeys = new Map<string, KeyObject>();
+
+function cachedKey(secret: string): KeyObject {
+  let key = cachedKeys.get(secret);
+  if (key === undefined) {
+    if (cachedKeys.size >= 1_000) cachedKeys.clear();
+    key = hmacKey(secret);
+    cachedKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** Raw HMAC-SHA256 digest of the `hmac` scheme. The body is hashed as bytes, never re-encoded. */
 export function hmacDigest(secret: string, parts: HmacSignedParts): Buffer {
-  return createHmac('sha256', Buffer.from(secret, 'utf8'))
-    .update(hmacStringToSignPrefix(parts), 'utf8')
-    .update(parts.body)
-    .digest();
+  return keyedHmac(cachedKey(secret), hmacStringToSignPrefix(parts), parts.body);
 }
 
 /** Lowercase hex `hmac` signature, i.e. what follows `hmac ` in the `Authorization` header. */
@@ -35,10 +56,7 @@ export function computeHmacSignature(secret: string, parts: HmacSignedParts): st
 
 /** Raw HMAC-SHA256 digest of the Standard Webhooks scheme over `${id}.${timestamp}.${body}`. */
 export function standardWebhookDigest(secret: string, webhookId: string, unixSeconds: number, body: RawBody): Buffer {
-  return createHmac('sha256', Buffer.from(secret, 'utf8'))
-    .update(`${webhookId}.${unixSeconds}.`, 'utf8')
-    .update(body)
-    .digest();
+  return keyedHmac(cachedKey(secret), `${webhookId}.${unixSeconds}.`, body);
 }
 
 /** Base64 Standard Webhooks signature, i.e. what follows `v1,` in `webhook-signature`. */

@@ -17,9 +17,17 @@ export function formatTimestamp(date: Date): string {
   return formatUnixSeconds(toUnixSeconds(date));
 }
 
+// Signing and verifying happen many times a second: the last second formatted is kept.
+let lastSeconds = Number.NaN;
+let lastFormatted = '';
+
 /** Same as {@link formatTimestamp}, from unix seconds. */
 export function formatUnixSeconds(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  if (seconds === lastSeconds) return lastFormatted;
+  const formatted = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  lastSeconds = seconds;
+  lastFormatted = formatted;
+  return formatted;
 }
 
 /**
@@ -29,6 +37,10 @@ export function formatUnixSeconds(seconds: number): string {
 export function parseTimestamp(value: string): number | undefined {
   if (!ISO_TIMESTAMP_PATTERN.test(value)) {
     return undefined;
+  }
+  // A receiver sees the same second many times: the last one formatted is known to round-trip.
+  if (value === lastFormatted) {
+    return lastSeconds;
   }
   const millis = Date.parse(value);
   if (!Number.isFinite(millis)) {

@@ -138,11 +138,19 @@ export function verifyStandardWebhook(input: VerifyStandardWebhookInput): Verify
  * prefix of a mounted router.
  */
 export function verifyRequest(input: VerifyRequestInput): VerifyResult {
-  const { request, ...rest } = input;
+  const { request } = input;
   if (typeof request?.method !== 'string' || typeof request.url !== 'string') {
     throw new TypeError('request must carry the method and url of an incoming HTTP request');
   }
-  return verifyHmacRequest({ ...rest, method: request.method, pathWithQuery: request.url, headers: request.headers });
+  return verifyHmacRequest({
+    secret: input.secret,
+    body: input.body,
+    toleranceSeconds: input.toleranceSeconds,
+    now: input.now,
+    method: request.method,
+    pathWithQuery: request.url,
+    headers: request.headers,
+  });
 }
 
 /** `missing_headers` wins over `malformed`: a request lacking a header is unsigned, not garbled. */

@@ -99,6 +99,26 @@ describe('SuggestionFanOut', () => {
   });
 });
 
+describe('SuggestionFanOut when a call never settles', () => {
+  it('still answers after the timeout, with that provider timed out and the others kept', async () => {
+    const answered = { status: 200, headers: {}, body: JSON.stringify([contact('kept@example.com')]), truncated: false, durationMs: 1 };
+    const client = {
+      send: ({ url }: { url: string }) => (url.includes('stuck') ? new Promise(() => undefined) : Promise.resolve(answered)),
+    } as unknown as OutboundClient;
+    const fanOut = new SuggestionFanOut(client, { timeoutMs: 100, maxReplyBytes: 10_000, maxPerProvider: 50 });
+    const provider = (id: string): SuggestionProvider => ({ organisationId: id, name: id, baseUrl: `http://127.0.0.1:9/${id}`, secrets: [SECRET] });
+    const started = performance.now();
+    const result = await fanOut.search([provider('fine'), provider('stuck')], { userEmailAddresses: ['h@example.com'] });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(95);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(result.providers.map((p) => [p.organisationId, p.status])).toEqual([
+      ['fine', 'ok'],
+      ['stuck', 'timeout'],
+    ]);
+    expect(result.suggestions.map((s) => s.emailAddress)).toEqual(['kept@example.com']);
+  });
+});
+
 describe('mergeSuggestions', () => {
   it('keeps the first occurrence of an address (ignoring case) and merges distinct ratings', () => {
     const merged = mergeSuggestions([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { isLastWorked, parseSuggestionsReply, validateSuggestion } from './suggestion-validation.js';
+import { isEmail } from 'class-validator';
+import { isEmailAddress, isHttpUrl, isLastWorked, parseSuggestionsReply, validateSuggestion } from './suggestion-validation.js';
 
 const rating = { rating: 4, ratingProvider: 'Warehouse North', lastWorked: '2024-05-01' };
 const good = { name: 'Jo Picker', emailAddress: 'jo@example.com', profileImageUrl: 'https://img.example/jo.png', ratings: [rating] };
@@ -37,6 +38,60 @@ describe('validateSuggestion (spec 2.7/2.8)', () => {
       expect(isLastWorked(value)).toBe(true);
     }
     for (const value of ['2024-5-1', '2024-05-01T25:00:00Z', '01/05/2024', '', 20240501]) expect(isLastWorked(value)).toBe(false);
+  });
+});
+
+describe('the fast paths agree with the general checks', () => {
+  it.each([
+    'jo@example.com',
+    'first.last+tag@sub.example.co.uk',
+    "o'neil@example.org",
+    'x@y.xn--p1ai',
+    'a..b@example.com',
+    '.a@example.com',
+    'a.@example.com',
+    '"quoted local"@example.com',
+    'jö@example.com',
+    'a@-example.com',
+    'a@example-.com',
+    'a@exa_mple.com',
+    'a@example.c',
+    'a@example.123',
+    'a@localhost',
+    'a@@example.com',
+    `${'a'.repeat(64)}@example.com`,
+    `${'a'.repeat(65)}@example.com`,
+    `a@${'b'.repeat(63)}.com`,
+    `a@${'b'.repeat(64)}.com`,
+    `a@${'b.'.repeat(130)}com`,
+  ])('e-mail %s', (address) => {
+    expect(isEmailAddress(address)).toBe(isEmail(address));
+  });
+
+  const byUrlParser = (value: string) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
+    } catch {
+      return false;
+    }
+  };
+  it.each([
+    'https://img.example/jo.png',
+    'http://img.example:8080/a/b?size=64&x=%20',
+    'HTTPS://IMG.EXAMPLE/',
+    'http://xn--ls8h.la/',
+    'http://xn--zz/',
+    'http://a.xn--/',
+    'http://999.1.1.1/',
+    'http://1.2.3.4/x',
+    'http://user:pw@example.com/',
+    'http://example.com:99999/',
+    'ftp://example.com/',
+    'http:///x',
+    'http://exa mple.com/',
+  ])('URL %s', (value) => {
+    expect(isHttpUrl(value)).toBe(byUrlParser(value));
   });
 });
 

@@ -28,14 +28,49 @@ function nonEmptyString(value: unknown, max: number): value is string {
   return typeof value === 'string' && value.trim() !== '' && value.length <= max;
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** A calendar date from year 100 on (Date.UTC reads years 0–99 as 1900–1999, so they never matched). */
 function realDate(year: string, month: string, day: string): boolean {
-  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  return date.getUTCFullYear() === Number(year) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
+  return realDateOf(Number(year), Number(month), Number(day));
+}
+
+function realDateOf(y: number, m: number, d: number): boolean {
+  if (y < 100 || m < 1 || m > 12 || d < 1) return false;
+  const leap = m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= DAYS_IN_MONTH[m - 1] + (leap ? 1 : 0);
+}
+
+/** The number written with `count` ASCII digits from `start`, or -1. */
+function digitsAt(value: string, start: number, count: number): number {
+  let number = 0;
+  for (let index = start; index < start + count; index += 1) {
+    const digit = value.charCodeAt(index) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    number = number * 10 + digit;
+  }
+  return number;
+}
+
+/**
+ * `YYYY-MM-DD` and `YYYY-MM-DDTHH:MM:SSZ`, the forms integrators send, read without regular
+ * expressions or Date. True only for values the general check below accepts; anything else goes there.
+ */
+function isCommonLastWorked(value: string): boolean {
+  if (value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45) return false; // '-'
+  if (!realDateOf(digitsAt(value, 0, 4), digitsAt(value, 5, 2), digitsAt(value, 8, 2))) return false;
+  if (value.length === 10) return true;
+  if (value.length !== 20 || value[10] !== 'T' || value[13] !== ':' || value[16] !== ':' || value[19] !== 'Z') return false;
+  const hour = digitsAt(value, 11, 2);
+  const minute = digitsAt(value, 14, 2);
+  const second = digitsAt(value, 17, 2);
+  return hour >= 0 && hour < 24 && minute >= 0 && minute < 60 && second >= 0 && second < 60;
 }
 
 /** `YYYY-MM-DD` (as in the spec's sample) or an ISO 8601 date-time. */
 export function isLastWorked(value: unknown): value is string {
   if (typeof value !== 'string' || value.length > 40) return false;
+  if (isCommonLastWorked(value)) return true;
   const date = DATE.exec(value);
   if (date) return realDate(date[1], date[2], date[3]);
   const dateTime = DATE_TIME.exec(value);
@@ -43,14 +78,38 @@ export function isLastWorked(value: unknown): value is string {
   return Number(dateTime[4]) < 24 && Number(dateTime[5]) < 60 && !Number.isNaN(Date.parse(dateTime[8] ? value : `${value}Z`));
 }
 
+/**
+ * The common shape of an image URL, checked without building a URL object: http(s), a host name
+ * (whose last label starts with a letter, so it is never read as an IPv4 number, and no punycode
+ * label, which `new URL` would decode and may refuse), an optional port,
+ * and a path and query of URL characters. Everything it accepts, `new URL` accepts too, with no
+ * credentials; anything else goes to `new URL`.
+ */
+const PLAIN_HTTP_URL = /^https?:\/\/(?:(?!xn--)[a-z0-9-]+\.)*(?!xn--)[a-z][a-z0-9-]*(?::\d{1,4})?(?:[/?][A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?$/i;
+
 export function isHttpUrl(value: unknown): value is string {
   if (typeof value !== 'string' || value.length > MAX_URL_LENGTH) return false;
+  if (PLAIN_HTTP_URL.test(value)) return true;
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
   } catch {
     return false;
   }
+}
+
+// The usual e-mail address: dot-separated atoms of ASCII atext, '@', LDH labels and an alphabetic or
+// punycode top-level domain. Every such address within the length limits below is one that
+// class-validator's isEmail (validator.js, default options) accepts, so only the rest (quoted local
+// parts, non-ASCII, unusual forms and invalid input) pays for the full check.
+const ATEXT = "[a-z0-9!#$%&'*+\\-/=?^_`{|}~]+";
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const PLAIN_EMAIL = new RegExp(`^${ATEXT}(?:\\.${ATEXT})*@(?:${LABEL}\\.)+(?:[a-z]{2,63}|xn[a-z0-9-]{1,60}[a-z0-9])$`, 'i');
+
+/** class-validator's isEmail, with a fast path for the common form (see PLAIN_EMAIL). */
+export function isEmailAddress(value: string): boolean {
+  if (value.length <= 254 && PLAIN_EMAIL.test(value) && value.indexOf('@') <= 64) return true;
+  return isEmail(value);
 }
 
 export function validateRating(raw: unknown): Rating | undefined {
@@ -71,7 +130,7 @@ export function validateSuggestion(raw: unknown): ContactSuggestion | undefined 
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
   const { name, emailAddress, profileImageUrl, ratings } = raw as Record<string, unknown>;
   if (!nonEmptyString(name, MAX_NAME_LENGTH)) return undefined;
-  if (!nonEmptyString(emailAddress, MAX_EMAIL_LENGTH) || !isEmail(emailAddress)) return undefined;
+  if (!nonEmptyString(emailAddress, MAX_EMAIL_LENGTH) || !isEmailAddress(emailAddress)) return undefined;
   if (profileImageUrl !== undefined && profileImageUrl !== null && !isHttpUrl(profileImageUrl)) return undefined;
   if (!Array.isArray(ratings) || ratings.length > MAX_RATINGS_PER_SUGGESTION) return undefined;
   const valid: Rating[] = [];
@@ -104,8 +163,9 @@ export function parseSuggestionsReply(body: string, truncated: boolean, maxSugge
   if (!Array.isArray(parsed)) return { status: 'invalid', suggestions: [], dropped: 0, error: 'the reply is not a JSON array' };
   const suggestions: ContactSuggestion[] = [];
   let dropped = Math.max(0, parsed.length - maxSuggestions);
-  for (const element of parsed.slice(0, maxSuggestions)) {
-    const suggestion = validateSuggestion(element);
+  const read = Math.min(parsed.length, maxSuggestions);
+  for (let index = 0; index < read; index += 1) {
+    const suggestion = validateSuggestion(parsed[index]);
     if (suggestion) suggestions.push(suggestion);
     else dropped += 1;
   }
