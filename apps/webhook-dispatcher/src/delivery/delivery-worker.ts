@@ -101,8 +101,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (!(await this.endpoints.limiter.acquire(org, SLOT_WAIT_MS))) return this.putBack(job, token, PUT_BACK_MS + Math.random() * PUT_BACK_MS);
     // The slot limits calls in flight to the integrator: it is given back as soon as the call ends, not after the bookkeeping.
     let held = true;
-    const release = (callMs?: number) => {
-      if (held) this.endpoints.limiter.release(org, callMs);
+    const release = () => {
+      if (held) this.endpoints.limiter.release(org);
       held = false;
     };
     try {
@@ -133,7 +133,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     throw new DelayedError();
   }
 
-  private async attempt(job: Job<DeliveryJob>, baseUrl: string, secrets: string[], release: (callMs?: number) => void): Promise<void> {
+  private async attempt(job: Job<DeliveryJob>, baseUrl: string, secrets: string[], release: () => void): Promise<void> {
     const delivery = job.data;
     const attemptNo = job.attemptsMade + 1;
     const startedAt = new Date();
@@ -174,7 +174,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         throw error;
       }
     } finally {
-      release(Date.now() - startedAt.getTime());
+      release();
     }
     const durationMs = response?.durationMs ?? Date.now() - startedAt.getTime();
     const org = delivery.organisationId;

@@ -44,10 +44,8 @@ export class EndpointRegistry implements OnModuleInit {
     this.limiter = new EndpointLimiter({
       perKey: config.WEBHOOK_ENDPOINT_CONCURRENCY,
       stallMs: STALL_MS,
-      // A healthy endpoint's backlog queues here rather than churning through Redis (up to every worker
-      // slot while its line moves fast enough); a slow one's line is as short as its pace.
+      // A healthy endpoint's backlog queues here rather than churning through Redis; a slow one's is bounded.
       maxWaiters: Math.max(config.WEBHOOK_ENDPOINT_CONCURRENCY, Math.floor(config.WEBHOOK_CONCURRENCY / 2)),
-      maxWaitersWhenFlowing: config.WEBHOOK_CONCURRENCY,
     });
   }
 
