@@ -7,7 +7,17 @@ import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { DirectoryPattern, EventSubject, type ResolveWebhookTargetReply, WEBHOOK_TARGET_CHANGED_SUBJECT } from '@availability/contracts';
 import { ensureEventStream } from '@availability/messaging';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { answerRequests, TEST_NATS_URL } from '@availability/testing';
+import {
+  answerRequests,
+  createTestDatabase,
+  createTestEventNamespace,
+  eventually,
+  freePort,
+  ServiceProcess,
+  TEST_NATS_URL,
+  type TestDatabase,
+  type TestEventNamespace,
+} from '@availability/testing';
 
 /** What the fake contact-directory answers for each organisation (absent: no base URL). */
 export type Targets = Map<string, { baseUrl: string | null; secrets: string[] }>;
@@ -184,4 +194,53 @@ export interface DeliveryJson {
   lastError: string | null;
   nextAttemptAt: string | null;
   attemptLog: Array<{ attemptNo: number; series: number; statusCode: number | null; errorKind: string | null; responseExcerpt: string | null; durationMs: number }>;
+}
+
+export const DISPATCHER_ADMIN_TOKEN = 'test-dispatcher-admin-token-0123456789';
+
+/** A dispatcher process on its own database and stream, with the test's NATS side and a scripted receiver. */
+export interface DispatcherTestBed {
+  database: TestDatabase;
+  events: TestEventNamespace;
+  nats: TestNats;
+  receiver: Receiver;
+  dispatcher: ServiceProcess;
+  admin: AdminApi;
+  /** Waits until the delivery of `eventId` has `status`. */
+  settled(eventId: string, status: string, timeoutMs?: number): Promise<DeliveryJson>;
+  stop(): Promise<void>;
+}
+
+/** `env` adds to (or overrides) loopback allowed, the admin token, the database and the NATS namespace. */
+export async function startDispatcherTestBed(env: Record<string, string>): Promise<DispatcherTestBed> {
+  const database = await createTestDatabase();
+  const events = await createTestEventNamespace();
+  const nats = await TestNats.start(events.prefix, events.stream);
+  const receiver = await Receiver.start();
+  const dispatcher = await ServiceProcess.start({
+    app: 'webhook-dispatcher',
+    port: await freePort(),
+    env: { ...events.env, DATABASE_URL: database.url, DISPATCHER_ADMIN_TOKEN, WEBHOOK_ALLOW_LOOPBACK: 'true', ...env },
+  });
+  const admin = new AdminApi(dispatcher.url, DISPATCHER_ADMIN_TOKEN);
+  return {
+    database,
+    events,
+    nats,
+    receiver,
+    dispatcher,
+    admin,
+    settled: (eventId, status, timeoutMs = 15_000) =>
+      eventually(async () => {
+        const delivery = await admin.delivery(eventId);
+        return delivery?.status === status && delivery;
+      }, timeoutMs, `delivery of ${eventId} to be ${status}`),
+    async stop() {
+      await dispatcher.stop();
+      await receiver.close();
+      await nats.close();
+      await events.dispose();
+      await database.drop();
+    },
+  };
 }

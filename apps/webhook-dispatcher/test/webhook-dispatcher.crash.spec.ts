@@ -1,16 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  createTestDatabase,
-  createTestEventNamespace,
-  eventually,
-  freePort,
-  queryDatabase,
-  ServiceProcess,
-  type TestDatabase,
-  type TestEventNamespace,
-} from '@availability/testing';
-import { OFFER_RESPONSE, offerResponseEvent, Receiver, TestNats } from './harness.js';
+import { eventually, queryDatabase, type ServiceProcess, type TestDatabase } from '@availability/testing';
+import { type DispatcherTestBed, OFFER_RESPONSE, offerResponseEvent, type Receiver, startDispatcherTestBed, type TestNats } from './harness.js';
 
 /**
  * kill -9 while thousands of deliveries are in flight, restart, and every event is still delivered:
@@ -19,40 +10,25 @@ import { OFFER_RESPONSE, offerResponseEvent, Receiver, TestNats } from './harnes
  */
 const EVENTS = 3_000;
 
+let bed: DispatcherTestBed;
 let database: TestDatabase;
-let events: TestEventNamespace;
 let nats: TestNats;
 let receiver: Receiver;
 let dispatcher: ServiceProcess;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  events = await createTestEventNamespace();
-  nats = await TestNats.start(events.prefix, events.stream);
-  receiver = await Receiver.start();
-  receiver.respond = () => ({ status: 200, delayMs: 3 });
-  dispatcher = new ServiceProcess({
-    app: 'webhook-dispatcher',
-    port: await freePort(),
-    env: {
-      ...events.env,
-      DATABASE_URL: database.url,
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_LOCK_DURATION_MS: '3000',
-      WEBHOOK_INTAKE_ACK_WAIT_MS: '3000',
-      WEBHOOK_BACKOFF_BASE_MS: '200',
-      WEBHOOK_BACKOFF_CAP_MS: '1000',
-    },
+  bed = await startDispatcherTestBed({
+    WEBHOOK_LOCK_DURATION_MS: '3000',
+    WEBHOOK_INTAKE_ACK_WAIT_MS: '3000',
+    WEBHOOK_BACKOFF_BASE_MS: '200',
+    WEBHOOK_BACKOFF_CAP_MS: '1000',
   });
-  await dispatcher.start();
+  ({ database, nats, receiver, dispatcher } = bed);
+  receiver.respond = () => ({ status: 200, delayMs: 3 });
 }, 60_000);
 
 afterAll(async () => {
-  await dispatcher?.stop();
-  await receiver?.close();
-  await nats?.close();
-  await events?.dispose();
-  await database?.drop();
+  await bed?.stop();
 });
 
 describe('webhook-dispatcher crash safety', () => {

@@ -1,68 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  createTestDatabase,
-  createTestEventNamespace,
-  eventually,
-  freePort,
-  ServiceProcess,
-  type TestDatabase,
-  type TestEventNamespace,
-} from '@availability/testing';
-import { AdminApi, type DeliveryJson, OFFER_RESPONSE, offerResponseEvent, Receiver, TestNats } from './harness.js';
+import { eventually, type TestEventNamespace } from '@availability/testing';
+import { AdminApi, type DeliveryJson, type DispatcherTestBed, OFFER_RESPONSE, offerResponseEvent, Receiver, startDispatcherTestBed, TestNats } from './harness.js';
 
 /**
  * "Endpoints failing for a long time are disabled and the organisation told", with the window shrunk
  * to 2 seconds (`WEBHOOK_DISABLE_AFTER_HOURS` takes fractions). Its own dispatcher, database and
  * stream, so the short window cannot disable the endpoints of the other suites' tests.
  */
-const ADMIN_TOKEN = 'test-dispatcher-admin-token-0123456789';
 const DISABLE_AFTER_MS = 2_000;
 
-let database: TestDatabase;
+let bed: DispatcherTestBed;
 let events: TestEventNamespace;
 let nats: TestNats;
-let dispatcher: ServiceProcess;
 let receiver: Receiver;
 let admin: AdminApi;
-
-async function settled(eventId: string, status: string, timeoutMs = 15_000): Promise<DeliveryJson> {
-  return eventually(async () => {
-    const delivery = await admin.delivery(eventId);
-    return delivery?.status === status && delivery;
-  }, timeoutMs, `delivery of ${eventId} to be ${status}`);
-}
+let settled: (eventId: string, status: string, timeoutMs?: number) => Promise<DeliveryJson>;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  events = await createTestEventNamespace();
-  nats = await TestNats.start(events.prefix, events.stream);
-  receiver = await Receiver.start();
-  dispatcher = await ServiceProcess.start({
-    app: 'webhook-dispatcher',
-    port: await freePort(),
-    env: {
-      ...events.env,
-      DATABASE_URL: database.url,
-      DISPATCHER_ADMIN_TOKEN: ADMIN_TOKEN,
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_DISABLE_AFTER_HOURS: String(DISABLE_AFTER_MS / 3_600_000),
-      // Plenty of attempts, each soon after the last, and no breaker in the way: only the window ends the streak.
-      WEBHOOK_MAX_ATTEMPTS: '100',
-      WEBHOOK_BACKOFF_BASE_MS: '100',
-      WEBHOOK_BACKOFF_CAP_MS: '200',
-      WEBHOOK_BREAKER_THRESHOLD: '1000',
-    },
+  bed = await startDispatcherTestBed({
+    WEBHOOK_DISABLE_AFTER_HOURS: String(DISABLE_AFTER_MS / 3_600_000),
+    // Plenty of attempts, each soon after the last, and no breaker in the way: only the window ends the streak.
+    WEBHOOK_MAX_ATTEMPTS: '100',
+    WEBHOOK_BACKOFF_BASE_MS: '100',
+    WEBHOOK_BACKOFF_CAP_MS: '200',
+    WEBHOOK_BREAKER_THRESHOLD: '1000',
   });
-  admin = new AdminApi(dispatcher.url, ADMIN_TOKEN);
+  ({ events, nats, receiver, admin, settled } = bed);
 }, 120_000);
 
 afterAll(async () => {
-  await dispatcher?.stop();
-  await receiver?.close();
-  await nats?.close();
-  await events?.dispose();
-  await database?.drop();
+  await bed?.stop();
 });
 
 describe('an endpoint failing for longer than WEBHOOK_DISABLE_AFTER_HOURS', () => {

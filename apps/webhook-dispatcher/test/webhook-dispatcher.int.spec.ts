@@ -2,27 +2,30 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { signRequest, verifyRequest, verifyStandardWebhook } from '@availability/webhook-signing';
+import { eventually, freePort, queryDatabase, ServiceProcess, type TestDatabase, type TestEventNamespace } from '@availability/testing';
 import {
-  createTestDatabase,
-  createTestEventNamespace,
-  eventually,
-  freePort,
-  queryDatabase,
-  ServiceProcess,
-  type TestDatabase,
-  type TestEventNamespace,
-} from '@availability/testing';
-import { AdminApi, CONTACT_ADDED, contactAddedEvent, type DeliveryJson, OFFER_RESPONSE, offerResponseEvent, Receiver, TestNats } from './harness.js';
+  type AdminApi,
+  CONTACT_ADDED,
+  contactAddedEvent,
+  DISPATCHER_ADMIN_TOKEN as ADMIN_TOKEN,
+  type DeliveryJson,
+  type DispatcherTestBed,
+  OFFER_RESPONSE,
+  offerResponseEvent,
+  type Receiver,
+  startDispatcherTestBed,
+  type TestNats,
+} from './harness.js';
 
 /**
  * webhook-dispatcher as a process, with real PostgreSQL, Redis and NATS JetStream; the example
  * integrator as a process; scripted receivers on loopback; a fake contact-directory responder.
  * Retry timings are shrunk to milliseconds.
  */
-const ADMIN_TOKEN = 'test-dispatcher-admin-token-0123456789';
 const SECRET = 'integrator-secret-1';
 const NEW_SECRET = 'integrator-secret-2';
 
+let bed: DispatcherTestBed;
 let database: TestDatabase;
 let events: TestEventNamespace;
 let nats: TestNats;
@@ -30,6 +33,7 @@ let dispatcher: ServiceProcess;
 let integrator: ServiceProcess;
 let receiver: Receiver;
 let admin: AdminApi;
+let settled: (eventId: string, status: string, timeoutMs?: number) => Promise<DeliveryJson>;
 
 /** Each test works for its own organisation, so endpoint state (breaker, disabled) never leaks between tests. */
 function organisation(baseUrl: string | null, secrets = [SECRET]): string {
@@ -38,47 +42,24 @@ function organisation(baseUrl: string | null, secrets = [SECRET]): string {
   return id;
 }
 
-async function settled(eventId: string, status: string, timeoutMs = 15_000): Promise<DeliveryJson> {
-  return eventually(async () => {
-    const delivery = await admin.delivery(eventId);
-    return delivery?.status === status && delivery;
-  }, timeoutMs, `delivery of ${eventId} to be ${status}`);
-}
-
 beforeAll(async () => {
-  database = await createTestDatabase();
-  events = await createTestEventNamespace();
-  nats = await TestNats.start(events.prefix, events.stream);
-  receiver = await Receiver.start();
   integrator = await ServiceProcess.start({ app: 'example-integrator', port: await freePort(), env: { INTEGRATOR_SECRET: SECRET } });
-  dispatcher = await ServiceProcess.start({
-    app: 'webhook-dispatcher',
-    port: await freePort(),
-    env: {
-      ...events.env,
-      DATABASE_URL: database.url,
-      DISPATCHER_ADMIN_TOKEN: ADMIN_TOKEN,
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_TIMEOUT_MS: '600',
-      WEBHOOK_MAX_ATTEMPTS: '4',
-      WEBHOOK_CLIENT_ERROR_MAX_ATTEMPTS: '2',
-      WEBHOOK_BACKOFF_BASE_MS: '100',
-      WEBHOOK_BACKOFF_CAP_MS: '800',
-      WEBHOOK_ENDPOINT_CONCURRENCY: '4',
-      WEBHOOK_BREAKER_THRESHOLD: '5',
-      WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
-    },
+  bed = await startDispatcherTestBed({
+    WEBHOOK_TIMEOUT_MS: '600',
+    WEBHOOK_MAX_ATTEMPTS: '4',
+    WEBHOOK_CLIENT_ERROR_MAX_ATTEMPTS: '2',
+    WEBHOOK_BACKOFF_BASE_MS: '100',
+    WEBHOOK_BACKOFF_CAP_MS: '800',
+    WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+    WEBHOOK_BREAKER_THRESHOLD: '5',
+    WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
   });
-  admin = new AdminApi(dispatcher.url, ADMIN_TOKEN);
+  ({ database, events, nats, receiver, dispatcher, admin, settled } = bed);
 }, 120_000);
 
 afterAll(async () => {
-  await dispatcher?.stop();
+  await bed?.stop();
   await integrator?.stop();
-  await receiver?.close();
-  await nats?.close();
-  await events?.dispose();
-  await database?.drop();
 });
 
 describe('delivery and signing', () => {
