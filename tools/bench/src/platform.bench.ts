@@ -21,7 +21,10 @@ const INTEGRATOR_SECRET = 'bench-integrator-secret-0123456789';
 
 interface Sent {
   key: string;
+  /** When the request was sent. */
   sentAt: number;
+  /** When its answer arrived: the platform has accepted (committed) it. */
+  acceptedAt: number;
 }
 
 /**
@@ -32,8 +35,9 @@ interface Sent {
  * 2. worker answers at a fixed rate: answer sent → the integrator received the signed Worker Offer
  *    Response webhook — offers-api, outbox, JetStream, webhook-dispatcher, BullMQ, HTTP, signature
  *    verification in the example integrator.
- * Latencies are measured from when the request was sent (so they include its own round trip) to the
- * time the receiving process recorded (same machine, same clock).
+ * Offers are timed from when the POST was sent; answers from when the answer was accepted (its 200
+ * arrived), as the target is stated, and also from when it was sent. The end is the time the receiving
+ * process recorded (same machine, same clock).
  */
 export async function runPlatformBench(settings: PlatformBenchSettings, signal: AbortSignal, defer: Defer): Promise<BenchReport> {
   const startedAt = new Date().toISOString();
@@ -66,7 +70,7 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
       const sentAt = Date.now();
       const created = await sender.createOffer(body);
       expectStatus(created, 201);
-      return { key: created.text, offerId: created.text, sentAt };
+      return { key: created.text, offerId: created.text, sentAt, acceptedAt: Date.now() };
     });
     return sent;
   };
@@ -89,20 +93,24 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
       const sentAt = Date.now();
       const answered = await new OffersClient(platform.url('offers-api'), pair.token).answer(pair.offerId, 'applied');
       expectStatus(answered, 200);
-      return { key: `${pair.offerId}/${pair.workerId}`, sentAt };
+      return { key: `${pair.offerId}/${pair.workerId}`, sentAt, acceptedAt: Date.now() };
     });
   log(`answers → webhooks: warm-up ${settings.warmupSeconds}s, then ${settings.durationSeconds}s at ${settings.answerRate} answers/s`);
   await answer(settings.warmupSeconds);
   await waitForWebhooks(platform.url('example-integrator'), answerCount(settings.warmupSeconds), signal);
   const answers = await answer(settings.durationSeconds);
   const receivedAt = await waitForWebhooks(platform.url('example-integrator'), next, signal);
-  const answerLatencies = answers.map((a) => (receivedAt.get(a.key) ?? Number.NaN) - a.sentAt);
+  // The issue's measure starts when the answer is accepted (its 200 arrived); from sending is reported too.
+  const answerLatencies = answers.map((a) => (receivedAt.get(a.key) ?? Number.NaN) - a.acceptedAt);
+  const fromSent = summarise(answers.map((a) => (receivedAt.get(a.key) ?? Number.NaN) - a.sentAt));
+  const answerCall = summarise(answers.map((a) => a.acceptedAt - a.sentAt));
   // Where the time goes: until the event is in JetStream (offers-api, its outbox relay), and after (dispatcher, integrator).
   const storedAt = new Map(
     (await platform.events.messages('offers.response.recorded')).map((m) => [`${m.data.offerId as string}/${m.data.workerId as string}`, m.storedAt]),
   );
   const toStream = summarise(answers.map((a) => (storedAt.get(a.key) ?? Number.NaN) - a.sentAt));
   const fromStream = summarise(answers.map((a) => (receivedAt.get(a.key) ?? Number.NaN) - (storedAt.get(a.key) ?? Number.NaN)));
+  log(`answers: the answer call itself p50 ${answerCall.p50} ms p99 ${answerCall.p99} ms; sent → integrator received p50 ${fromSent.p50} ms p99 ${fromSent.p99} ms`);
   log(`answers, split: sent → stored in JetStream p50 ${toStream.p50} ms p99 ${toStream.p99} ms; stored → integrator received p50 ${fromStream.p50} ms p99 ${fromStream.p99} ms`);
 
   const offersFig = summarise(offerLatencies);
@@ -114,8 +122,8 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
       pass: offersFig.complete && offersFig.p99 < PLATFORM_TARGETS.offerToPushesP99Ms,
     },
     {
-      name: `worker answer → integrator received the webhook, p99 (${answers.length} answers at ${settings.answerRate}/s)`,
-      detail: `p50 ${answersFig.p50} ms, p90 ${answersFig.p90} ms, p99 ${answersFig.p99} ms, max ${answersFig.max} ms; target p99 < ${PLATFORM_TARGETS.answerToWebhookP99Ms} ms`,
+      name: `worker answer accepted → integrator received the webhook, p99 (${answers.length} answers at ${settings.answerRate}/s)`,
+      detail: `p50 ${answersFig.p50} ms, p90 ${answersFig.p90} ms, p99 ${answersFig.p99} ms, max ${answersFig.max} ms (from sending: p99 ${fromSent.p99} ms); target p99 < ${PLATFORM_TARGETS.answerToWebhookP99Ms} ms`,
       pass: answersFig.complete && answersFig.p99 < PLATFORM_TARGETS.answerToWebhookP99Ms,
     },
   ];
