@@ -5,3 +5,4 @@ export * from './test-platform.js';
 export * from './smtp-sink.js';
 export * from './stand-in-responder.js';
 export * from './openapi-documents.js';
+export * from './cpu-usage.js';

@@ -1,14 +1,14 @@
+import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { EventSubject } from '@availability/contracts';
 import { expectStatus, offerBody, OffersClient, seedOrganisation } from '@availability/platform-client';
-import { queryDatabase, startTestPlatform, TEST_NATS_URL } from '@availability/testing';
-import { classifyProcesses, type CpuUsage, measureCpu } from './cpu.js';
+import { type Classify, type CpuUsage, measureCpu, otherDatabaseBackends, queryDatabase, startTestPlatform, TEST_NATS_URL } from '@availability/testing';
 import { type LoadOptions, type LoadResult, runLoad } from './load.js';
 import { NodeProcess } from './node-process.js';
 import { checkEvents, drainOutbox } from './offers.events.js';
-import { type BenchReport, clean, machineInfo, type RatioFigures, type ScenarioFigures } from './report.js';
+import { type BenchReport, clean, type CoresUsed, machineInfo, type RatioFigures, type ScenarioFigures } from './report.js';
 
 export interface OffersBenchSettings {
   durationSeconds: number;
@@ -70,7 +70,7 @@ export async function runOffersBench(settings: OffersBenchSettings, signal: Abor
     signal.throwIfAborted();
     const stopCpu = measureCpu();
     const result = await runLoad({ ...load, baseUrl, durationSeconds: settings.durationSeconds, signal });
-    const cpu = stopCpu(await classifyProcesses(databaseUrl));
+    const cpu = coresUsed(await stopCpu(() => classifyProcesses(databaseUrl)));
     log(`${scenario}: ${result.requestsPerSecond} req/s, p99 ${result.latencyMs.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
     signal.throwIfAborted();
     return { warmup, result, cpu };
@@ -133,7 +133,7 @@ export async function runOffersBench(settings: OffersBenchSettings, signal: Abor
 
 function target(
   scenario: string,
-  { result, cpu }: { result: LoadResult; cpu?: CpuUsage },
+  { result, cpu }: { result: LoadResult; cpu?: CoresUsed },
   description: string,
   met: (load: LoadResult) => boolean,
 ): ScenarioFigures {
@@ -175,4 +175,29 @@ async function withRetry<T extends { status: number }>(call: () => Promise<T>, a
     if (result.status !== 503 || attempt === attempts) return result;
     await sleep(1000);
   }
+}
+
+/**
+ * Bills CPU to this process (the load generator), its children by app or script name, Postgres, NATS
+ * and the kernel; Postgres backends of other databases (someone else's tests) go to "other".
+ */
+async function classifyProcesses(databaseUrl: string): Promise<Classify> {
+  const others = await otherDatabaseBackends(databaseUrl);
+  return ({ pid, ppid, comm, cmdline }) => {
+    if (pid === process.pid) return 'load generator';
+    if (ppid === process.pid) return /dist\/apps\/([^/]+)\//.exec(cmdline)?.[1] ?? (cmdline.includes('baseline-server') ? 'bare server' : 'other');
+    if (comm.startsWith('postgres')) return others.has(pid) ? 'other' : 'postgres';
+    if (comm === 'nats-server') return 'nats';
+    if (ppid === 2 || pid === 2) return 'kernel';
+    return 'other';
+  };
+}
+
+/** Milliseconds over the phase as cores busy, as the report states them. */
+function coresUsed(usage: CpuUsage | undefined): CoresUsed | undefined {
+  if (!usage) return undefined;
+  const cores = (ms: number) => ms / usage.wallMs;
+  const capped = (ms: number) => Math.min(cpus().length, cores(ms));
+  const groups = Object.fromEntries(Object.entries(usage.groups).map(([group, ms]) => [group, cores(ms)]));
+  return { machineBusy: capped(usage.machineBusyMs), stolen: capped(usage.stolenMs), groups };
 }

@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import type { CpuUsage } from './cpu.js';
 import type { LoadResult } from './load.js';
 
 export interface Target {
@@ -9,10 +8,19 @@ export interface Target {
   pass: boolean;
 }
 
+/** Where the machine's CPU went during a phase, in cores (0..cores). */
+export interface CoresUsed {
+  machineBusy: number;
+  /** Taken by the hypervisor for other virtual machines (steal time): noise we cannot see. */
+  stolen: number;
+  /** Per group of processes (see `classifyProcesses` in offers.bench.ts). */
+  groups: Record<string, number>;
+}
+
 export interface ScenarioFigures {
   scenario: string;
   load: LoadResult;
-  cpu?: CpuUsage;
+  cpu?: CoresUsed;
   /** Unset for scenarios measured only for comparison (the baseline). */
   target?: Target;
 }
@@ -141,10 +149,10 @@ function cpuTable(scenarios: ScenarioFigures[]): string {
   const rows = scenarios
     .filter((s) => s.cpu)
     .map(({ scenario, load, cpu }) => {
-      const { 'offers-api': ours = 0, 'bare server': bare = 0, ...rest } = (cpu as CpuUsage).groups;
+      const { 'offers-api': ours = 0, 'bare server': bare = 0, ...rest } = (cpu as CoresUsed).groups;
       const groups: Record<string, number> = { ...rest, server: ours + bare };
       const perRequest = (cores: number) => (load.requestsPerSecond > 0 ? ((cores * 1000) / load.requestsPerSecond).toFixed(2) : '-');
-      const { machineBusy, stolen } = cpu as CpuUsage;
+      const { machineBusy, stolen } = cpu as CoresUsed;
       return [scenario, percent(machineBusy), percent(stolen), ...CPU_GROUPS.map((group) => perRequest(groups[group] ?? 0))];
     });
   if (rows.length === 0) return 'CPU: not measured (no /proc on this system)';
