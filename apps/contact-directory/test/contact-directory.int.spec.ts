@@ -8,15 +8,15 @@ import {
   type ResolveOfferAudienceReply,
 } from '@availability/contracts';
 import {
-  createTestDatabase,
-  createTestEventNamespace,
   eventually,
   freePort,
   queryDatabase,
   ServiceProcess,
+  startTestPlatform,
   TEST_NATS_URL,
   type TestDatabase,
   type TestEventNamespace,
+  type TestPlatform,
 } from '@availability/testing';
 
 const ADMIN_TOKEN = 'contact-directory-test-admin-token-0123456789';
@@ -60,22 +60,18 @@ describe('contact-directory (running process, real Postgres and NATS)', () => {
   let service: ServiceProcess;
   let nats: NatsConnection;
 
+  let platform: TestPlatform;
+
   beforeAll(async () => {
-    database = await createTestDatabase();
-    events = await createTestEventNamespace();
-    service = await ServiceProcess.start({
-      app: 'contact-directory',
-      port: await freePort(),
-      env: { ...events.env, DATABASE_URL: database.url, DIRECTORY_ADMIN_TOKEN: ADMIN_TOKEN },
-    });
+    platform = await startTestPlatform(['contact-directory'], { DIRECTORY_ADMIN_TOKEN: ADMIN_TOKEN });
+    ({ database, events } = platform);
+    service = platform.services['contact-directory'];
     nats = await connect({ servers: TEST_NATS_URL });
   });
 
   afterAll(async () => {
     await nats?.close();
-    await service?.stop();
-    await database?.drop();
-    await events?.dispose();
+    await platform?.stop();
   });
 
   async function call<T = Record<string, unknown>>(

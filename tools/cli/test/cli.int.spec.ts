@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type CredentialVerdict, DirectoryPattern } from '@availability/contracts';
 import {
-  createTestDatabase,
-  createTestEventNamespace,
   freePort,
   queryDatabase,
-  ServiceProcess,
+  type ServiceProcess,
+  startTestPlatform,
   TEST_NATS_URL,
   type TestDatabase,
   type TestEventNamespace,
+  type TestPlatform,
 } from '@availability/testing';
 
 const ADMIN_TOKEN = 'cli-test-admin-token-0123456789abcdef';
@@ -41,22 +41,18 @@ describe('cli against a running contact-directory', () => {
   let directory: ServiceProcess;
   let nats: NatsConnection;
 
+  let platform: TestPlatform;
+
   beforeAll(async () => {
-    database = await createTestDatabase();
-    events = await createTestEventNamespace();
-    directory = await ServiceProcess.start({
-      app: 'contact-directory',
-      port: await freePort(),
-      env: { ...events.env, DATABASE_URL: database.url, DIRECTORY_ADMIN_TOKEN: ADMIN_TOKEN },
-    });
+    platform = await startTestPlatform(['contact-directory'], { DIRECTORY_ADMIN_TOKEN: ADMIN_TOKEN });
+    ({ database, events } = platform);
+    directory = platform.services['contact-directory'];
     nats = await connect({ servers: TEST_NATS_URL });
   });
 
   afterAll(async () => {
     await nats?.close();
-    await directory?.stop();
-    await database?.drop();
-    await events?.dispose();
+    await platform?.stop();
   });
 
   async function verify(token: string): Promise<CredentialVerdict> {
