@@ -9,7 +9,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { observeGauge, runWithTraceId, TRACE_ID_HEADER } from '@availability/service-core';
+import { observeGauges, runWithTraceId, TRACE_ID_HEADER } from '@availability/service-core';
 
 export interface DurableConsumerOptions {
   stream: string;
@@ -102,23 +102,27 @@ export class DurableConsumer {
 
   async start(): Promise<void> {
     const consumers = jetStreamConsumers(this.options);
-    const infos = () => Promise.all(consumers.map(({ name }) => this.jsm.consumers.info(this.options.stream, name)));
-    const stopPending = observeGauge(
-      'jetstream_consumer_pending_messages',
-      'Events in the stream not yet handed to this durable consumer (the consumer lag).',
-      ['consumer'],
-      async (set) => (await infos()).forEach((info) => set({ consumer: info.name }, info.num_pending)),
+    this.stopObserving = observeGauges(
+      [
+        {
+          name: 'jetstream_consumer_pending_messages',
+          help: 'Events in the stream not yet handed to this durable consumer (the consumer lag).',
+          labelNames: ['consumer'],
+        },
+        {
+          name: 'jetstream_consumer_ack_pending_messages',
+          help: 'Events handed to this durable consumer and not yet acknowledged (in hand or awaiting redelivery).',
+          labelNames: ['consumer'],
+        },
+      ],
+      async (set) => {
+        for (const { name } of consumers) {
+          const info = await this.jsm.consumers.info(this.options.stream, name);
+          set('jetstream_consumer_pending_messages', { consumer: name }, info.num_pending);
+          set('jetstream_consumer_ack_pending_messages', { consumer: name }, info.num_ack_pending);
+        }
+      },
     );
-    const stopAckPending = observeGauge(
-      'jetstream_consumer_ack_pending_messages',
-      'Events handed to this durable consumer and not yet acknowledged (in hand or awaiting redelivery).',
-      ['consumer'],
-      async (set) => (await infos()).forEach((info) => set({ consumer: info.name }, info.num_ack_pending)),
-    );
-    this.stopObserving = () => {
-      stopPending();
-      stopAckPending();
-    };
     for (const { name, subject } of consumers) {
       await ensureDurableConsumer(this.jsm, this.options.stream, consumerConfig(this.options, name, subject) as Partial<ConsumerConfig> & { durable_name: string });
       const consumer = await this.js.consumers.get(this.options.stream, name);

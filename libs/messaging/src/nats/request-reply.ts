@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { headers, type NatsConnection, type RequestOptions, type Subscription } from '@nats-io/transport-node';
+import type { NatsConnection, RequestOptions, Subscription } from '@nats-io/transport-node';
 import { encodeFailure, encodeReply, type RequestReplyAnswer } from '@availability/contracts';
 import { currentTraceId, runWithTraceId, TRACE_ID_HEADER } from '@availability/service-core';
 import { NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
+import { traceHeaders } from './trace-headers.js';
 
 export class RequestFailedError extends Error {}
 
@@ -44,12 +45,8 @@ export class RequestReply implements OnModuleDestroy {
   }
 
   async request<TRequest, TResult>(subject: string, request: TRequest, timeoutMs: number): Promise<TResult> {
-    const options: RequestOptions = { timeout: timeoutMs };
     const traceId = currentTraceId();
-    if (traceId) {
-      options.headers = headers();
-      options.headers.set(TRACE_ID_HEADER, traceId);
-    }
+    const options: RequestOptions = traceId ? { timeout: timeoutMs, headers: traceHeaders(traceId) } : { timeout: timeoutMs };
     const message = await this.connection.request(`${this.prefix}${subject}`, JSON.stringify(request), options);
     const reply = message.json<RequestReplyAnswer<TResult>>();
     if (!reply.ok) throw new RequestFailedError(`${subject}: ${reply.error}`);

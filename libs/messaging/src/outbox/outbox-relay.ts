@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { JetStreamClient, JetStreamPublishOptions } from '@nats-io/jetstream';
-import { headers } from '@nats-io/transport-node';
-import { counter, observeGauge, TRACE_ID_HEADER } from '@availability/service-core';
+import { counter, observeGauges } from '@availability/service-core';
 import { DataSource, type EntityManager } from 'typeorm';
 import { JETSTREAM } from '../nats/nats.tokens.js';
+import { traceHeaders } from '../nats/trace-headers.js';
 import { type OutboxMessage, outboxTable } from './outbox.js';
 
 export interface OutboxOptions {
@@ -37,10 +37,7 @@ interface OutboxRow {
 
 /** `Nats-Msg-Id` = eventId (JetStream de-duplicates a row published twice), and the trace id header. */
 function publishOptions(row: OutboxRow): Partial<JetStreamPublishOptions> {
-  if (!row.trace_id) return { msgID: row.event_id };
-  const traceHeaders = headers();
-  traceHeaders.set(TRACE_ID_HEADER, row.trace_id);
-  return { msgID: row.event_id, headers: traceHeaders };
+  return row.trace_id ? { msgID: row.event_id, headers: traceHeaders(row.trace_id) } : { msgID: row.event_id };
 }
 
 /** Appends events to the outbox inside the caller's transaction. */
@@ -73,8 +70,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private woken = false;
   private lastCleanup = 0;
   private readonly published = counter('outbox_published_events_total', 'Events the outbox relay has published to JetStream.');
-  private stopObserving: Array<() => void> = [];
-  private backlogRead?: Promise<{ pending: number; oldestAgeSeconds: number }>;
+  private stopObserving?: () => void;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -90,17 +86,24 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     // Reported by every instance, relay or not: a growing backlog is what an operator must see.
-    this.stopObserving = [
-      observeGauge('outbox_pending_events', 'Committed events not yet published to JetStream.', [], async (set) =>
-        set({}, (await this.backlog()).pending),
-      ),
-      observeGauge(
-        'outbox_oldest_pending_age_seconds',
-        'Age of the oldest committed event not yet published (the outbox lag); 0 when none waits.',
-        [],
-        async (set) => set({}, (await this.backlog()).oldestAgeSeconds),
-      ),
-    ];
+    this.stopObserving = observeGauges(
+      [
+        { name: 'outbox_pending_events', help: 'Committed events not yet published to JetStream.', labelNames: [] },
+        {
+          name: 'outbox_oldest_pending_age_seconds',
+          help: 'Age of the oldest committed event not yet published (the outbox lag); 0 when none waits.',
+          labelNames: [],
+        },
+      ],
+      async (set) => {
+        const [row]: Array<{ pending: number; age: number }> = await this.dataSource.query(
+          `SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+           FROM ${this.table} WHERE published_at IS NULL`,
+        );
+        set('outbox_pending_events', {}, row.pending);
+        set('outbox_oldest_pending_age_seconds', {}, row.age);
+      },
+    );
     if (this.options.enabled === false) {
       this.logger.warn('outbox relay disabled by configuration: events are stored but not published by this instance');
       return;
@@ -110,7 +113,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    for (const stop of this.stopObserving) stop();
+    this.stopObserving?.();
     this.running = false;
     this.wakeUp?.();
     await this.loop;
@@ -171,18 +174,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       this.published.inc(rows.length);
       return rows.length;
     });
-  }
-
-  /** What waits to be published; one query shared by the two gauges of a scrape. */
-  private backlog(): Promise<{ pending: number; oldestAgeSeconds: number }> {
-    this.backlogRead ??= this.dataSource
-      .query(
-        `SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
-         FROM ${this.table} WHERE published_at IS NULL`,
-      )
-      .then(([row]: Array<{ pending: number; age: number }>) => ({ pending: row.pending, oldestAgeSeconds: row.age }))
-      .finally(() => setTimeout(() => (this.backlogRead = undefined), 100));
-    return this.backlogRead;
   }
 
   private async cleanUpOccasionally(): Promise<void> {

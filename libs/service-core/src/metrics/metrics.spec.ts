@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { currentTraceId, runWithTraceId } from '../logging/trace-context.js';
-import { counter, metricsRegistry, observeGauge } from './metrics.js';
+import { counter, metricsRegistry, observeGauge, observeGauges } from './metrics.js';
 
 describe('metrics', () => {
   it('returns the metric already registered under a name instead of failing', () => {
@@ -27,6 +27,31 @@ describe('metrics', () => {
     expect(text).toContain('spec_depth{queue="a"} 4');
     expect(text).not.toContain('queue="b"');
     stopA();
+  });
+});
+
+describe('gauges fed by one source', () => {
+  it('reads the source once per scrape for all its gauges, and again at the next scrape', async () => {
+    let reads = 0;
+    const stop = observeGauges(
+      [
+        { name: 'spec_backlog', help: 'Backlog.', labelNames: [] },
+        { name: 'spec_backlog_age_seconds', help: 'Age.', labelNames: [] },
+      ],
+      async (set) => {
+        reads += 1;
+        set('spec_backlog', {}, 10 * reads);
+        set('spec_backlog_age_seconds', {}, reads);
+      },
+    );
+    let text = await metricsRegistry.metrics();
+    expect(reads).toBe(1);
+    expect(text).toMatch(/^spec_backlog 10$/m);
+    expect(text).toMatch(/^spec_backlog_age_seconds 1$/m);
+    text = await metricsRegistry.metrics();
+    expect(reads).toBe(2);
+    expect(text).toMatch(/^spec_backlog 20$/m);
+    stop();
   });
 });
 

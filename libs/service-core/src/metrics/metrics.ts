@@ -70,5 +70,37 @@ export function observeGauge<L extends string>(name: string, help: string, label
   return () => sources.delete(source as GaugeSource<string>);
 }
 
+export interface GaugeDefinition {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+}
+
+/** Sets one value of one of the gauges a shared source feeds. */
+export type GaugeGroupSetter = (gauge: string, labels: Record<string, string>, value: number) => void;
+
+/**
+ * Several gauges fed by one reading (one query, one API call) per scrape: the gauges of a scrape are
+ * collected together, so they share the reading in flight; the next scrape reads again.
+ */
+export function observeGauges(definitions: GaugeDefinition[], source: (set: GaugeGroupSetter) => Promise<void> | void): () => void {
+  type Values = Map<string, Array<[Record<string, string>, number]>>;
+  let reading: Promise<Values> | undefined;
+  const read = (): Promise<Values> =>
+    (reading ??= (async () => {
+      const values: Values = new Map();
+      await source((gauge, labels, value) => values.set(gauge, [...(values.get(gauge) ?? []), [labels, value]]));
+      return values;
+    })().finally(() => {
+      reading = undefined;
+    }));
+  const stops = definitions.map((definition) =>
+    observeGauge(definition.name, definition.help, definition.labelNames, async (set) => {
+      for (const [labels, value] of (await read()).get(definition.name) ?? []) set(labels, value);
+    }),
+  );
+  return () => stops.forEach((stop) => stop());
+}
+
 /** Latency buckets in seconds, from a cached read (1 ms) to a call that timed out (10 s). */
 export const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
