@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig } from '@availability/service-core';
+import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
 import { assertAdminTokenAllowed, ContactDirectoryConfig } from './config/contact-directory.config.js';
 import { ContactDirectoryModule } from './contact-directory.module.js';
 
@@ -28,5 +28,6 @@ export async function startContactDirectory(config: ContactDirectoryConfig) {
 
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await startContactDirectory(loadConfig(ContactDirectoryConfig));
+  const config = loadConfig(ContactDirectoryConfig);
+  await runServiceProcesses('contact-directory', config.SERVICE_PROCESSES, () => startContactDirectory(config));
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig } from '@availability/service-core';
+import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { NotificationServiceModule } from './notification-service.module.js';
 
@@ -23,5 +23,6 @@ export async function startNotificationService(config: NotificationServiceConfig
 
 // Started directly (not imported by a test, benchmark or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await startNotificationService(loadConfig(NotificationServiceConfig));
+  const config = loadConfig(NotificationServiceConfig);
+  await runServiceProcesses('notification-service', config.SERVICE_PROCESSES, () => startNotificationService(config));
 }

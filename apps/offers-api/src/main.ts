@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { OfferLimits } from '@availability/contracts';
-import { createHttpService, loadConfig } from '@availability/service-core';
+import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
 import { OffersApiConfig } from './config/offers-api.config.js';
 import { OffersApiModule } from './offers-api.module.js';
 
@@ -22,5 +22,6 @@ export async function startOffersApi(config: OffersApiConfig) {
 
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await startOffersApi(loadConfig(OffersApiConfig));
+  const config = loadConfig(OffersApiConfig);
+  await runServiceProcesses('offers-api', config.SERVICE_PROCESSES, () => startOffersApi(config));
 }

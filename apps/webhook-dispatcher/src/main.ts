@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig } from '@availability/service-core';
+import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
 import { mountQueueDashboard } from './admin/queue-dashboard.js';
 import { resolveDispatcherConfig, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module.js';
@@ -27,5 +27,6 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
 
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await startWebhookDispatcher(resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig)));
+  const config = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig));
+  await runServiceProcesses('webhook-dispatcher', config.SERVICE_PROCESSES, () => startWebhookDispatcher(config));
 }

@@ -14,3 +14,4 @@ export * from './http/validation.js';
 export * from './logging/logging.js';
 export * from './logging/trace-context.js';
 export * from './metrics/metrics.js';
+export { runServiceProcesses } from './process/service-processes.js';

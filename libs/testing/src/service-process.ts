@@ -82,6 +82,18 @@ export class ServiceProcess {
     await this.start();
   }
 
+  /** The process started (with SERVICE_PROCESSES > 1, the supervisor of the workers). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the last run ended: its exit code, or the signal that ended it; undefined while it runs. */
+  get exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    const child = this.child;
+    if (!child || (child.exitCode === null && child.signalCode === null)) return undefined;
+    return { code: child.exitCode, signal: child.signalCode };
+  }
+
   logs(): string {
     return this.output.join('');
   }

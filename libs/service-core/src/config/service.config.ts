@@ -70,6 +70,15 @@ export class ServiceConfig {
   @IsString()
   METRICS_TOKEN = '';
 
+  /**
+   * Processes of this instance, sharing its HTTP port (node:cluster): one uses one core. Each is a
+   * whole instance; see runServiceProcesses. 1 runs the service in the started process itself.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  SERVICE_PROCESSES = 1;
+
   /** Whether this instance publishes its outbox. Turn off only where another instance does it. */
   @IsBoolean()
   OUTBOX_RELAY_ENABLED = true;

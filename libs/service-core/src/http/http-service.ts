@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { REQUEST_ID_HEADER, requestIdFor } from '../logging/logging.js';
 import { installMetrics } from '../metrics/http-metrics.js';
+import { isServiceWorker } from '../process/service-processes.js';
 import { ApiVersionGuard } from './api-version.guard.js';
 import { ProblemExceptionFilter } from './problem.filter.js';
 import { TraceInterceptor } from './trace.interceptor.js';
@@ -40,7 +41,8 @@ export async function createHttpService(module: Type<unknown> | DynamicModule, o
   app.useGlobalPipes(new BodyValidationPipe());
   app.useGlobalGuards(new ApiVersionGuard());
   app.useGlobalInterceptors(new TraceInterceptor());
-  app.enableShutdownHooks();
+  // A supervised worker stops on its supervisor's SIGTERM only (see runServiceProcesses).
+  app.enableShutdownHooks(isServiceWorker() ? ['SIGTERM'] : undefined);
 
   const fastify = app.getHttpAdapter().getInstance();
   // Our APIs speak JSON only; any other body is a 415 problem rather than a string reaching a handler.

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { adminTokenMatches, bearerToken } from '../http/bearer-token.js';
 import { PROBLEM_CONTENT_TYPE, problemType, titleFor } from '../http/problem.js';
+import { clusterMetrics, isServiceWorker, shareMetricsWithSupervisor } from '../process/service-processes.js';
 import { collectProcessMetrics, histogram, LATENCY_BUCKETS_SECONDS, metricsRegistry } from './metrics.js';
 
 export interface MetricsEndpointOptions {
@@ -15,6 +16,9 @@ export interface MetricsEndpointOptions {
  */
 export function installMetrics(fastify: FastifyInstance, options: MetricsEndpointOptions): void {
   collectProcessMetrics();
+  // A worker of a supervised service answers for all its processes: the port is shared, a scrape reaches any one.
+  const supervised = isServiceWorker();
+  if (supervised) shareMetricsWithSupervisor(metricsRegistry);
   const requests = histogram(
     'http_request_duration_seconds',
     'Time from request received to response sent, by method, route template and status code.',
@@ -36,6 +40,6 @@ export function installMetrics(fastify: FastifyInstance, options: MetricsEndpoin
         .type(PROBLEM_CONTENT_TYPE)
         .send({ type: problemType('unauthorized'), title: titleFor(401), status: 401, detail: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.' });
     }
-    return reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+    return reply.type(metricsRegistry.contentType).send(supervised ? await clusterMetrics() : await metricsRegistry.metrics());
   });
 }

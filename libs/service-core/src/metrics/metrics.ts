@@ -53,6 +53,8 @@ export function observeGauge<L extends string>(name: string, help: string, label
       help,
       labelNames,
       registers: [metricsRegistry],
+      // Every source reads shared state (PostgreSQL, Redis, JetStream): the processes of one instance read the same values.
+      aggregator: 'max',
       async collect() {
         this.reset();
         const set: GaugeSetter<string> = (labels, value) => this.set(labels as Record<string, string>, value);
