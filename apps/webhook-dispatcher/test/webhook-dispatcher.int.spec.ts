@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
+import { QueueName } from '@availability/jobs';
 import { signRequest, verifyRequest, verifyStandardWebhook } from '@availability/webhook-signing';
 import { eventually, freePort, queryDatabase, ServiceProcess, type TestDatabase, type TestEventNamespace } from '@availability/testing';
+import { jobIdFor } from '../src/domain/webhook-call.js';
 import {
   type AdminApi,
   CONTACT_ADDED,
@@ -290,6 +293,30 @@ describe('endpoints', () => {
     console.log(`30 deliveries to a healthy endpoint next to a hanging one: ${elapsed} ms`);
     expect(elapsed).toBeLessThan(1_500);
     receiver.respond = () => ({ status: 200 });
+  });
+
+  it('queues an event for an endpoint whose circuit is open delayed, rather than fetching it only to put it back', async () => {
+    const down = organisation(`${receiver.url}/down`);
+    receiver.respond = (request) => (request.url.startsWith('/down') ? { status: 503 } : { status: 200 });
+    // Five consecutive failures (the threshold) open the circuit for a second.
+    for (let i = 0; i < 5; i++) await nats.publish(OFFER_RESPONSE, offerResponseEvent(down));
+    await eventually(() => receiver.to('/down/').length >= 5, 10_000, 'five failed calls');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const later = offerResponseEvent(down);
+    await nats.publish(OFFER_RESPONSE, later);
+
+    const queue = new Queue(QueueName.WebhookDelivery, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: events.env.QUEUE_PREFIX });
+    try {
+      const job = await eventually(() => queue.getJob(jobIdFor(later.eventId as string, down)), 5_000, 'the job of the later event');
+      expect(await job.getState()).toBe('delayed');
+      expect(job.opts.delay).toBeGreaterThan(0);
+      expect(job.processedOn).toBeUndefined(); // never fetched by a worker
+    } finally {
+      await queue.close();
+    }
+    receiver.respond = () => ({ status: 200 });
+    // After the cool-down a trial call succeeds and closes the circuit; the held event is delivered.
+    await settled(later.eventId as string, 'succeeded');
   });
 });
 

@@ -43,19 +43,23 @@ export class DeliveryQueue {
     };
   }
 
-  /** Queues attempt series; one that is still queued (same job id) is left as it is. */
-  async enqueue(deliveries: DeliveryJob[]): Promise<void> {
+  /**
+   * Queues attempt series; one that is still queued (same job id) is left as it is. `holdMs` delays a
+   * job's first look at its endpoint (an endpoint known to be down).
+   */
+  async enqueue(deliveries: DeliveryJob[], holdMs: (job: DeliveryJob) => number = () => 0): Promise<void> {
     for (let start = 0; start < deliveries.length; start += 500) {
       await this.jobs.addBulk(
         QueueName.WebhookDelivery,
-        deliveries.slice(start, start + 500).map((data) => ({ name: JOB_NAME, data, opts: this.options(data) })),
+        deliveries.slice(start, start + 500).map((data) => ({ name: JOB_NAME, data, opts: this.options(data, holdMs(data)) })),
       );
     }
   }
 
-  private options(data: DeliveryJob): JobsOptions & { jobId: string } {
+  private options(data: DeliveryJob, delayMs: number): JobsOptions & { jobId: string } {
     return {
       jobId: jobIdFor(data.eventId, data.organisationId, data.series),
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
       attempts: this.config.WEBHOOK_MAX_ATTEMPTS,
       backoff: { type: WEBHOOK_BACKOFF },
       // A delivered job leaves Redis at once (no completed set to keep and trim on every completion): the

@@ -5,13 +5,13 @@ import { OutboundClient, OutboundRequestError, type OutboundResponse } from '@av
 import { counter, histogram, LATENCY_BUCKETS_SECONDS } from '@availability/service-core';
 import { signRequest } from '@availability/webhook-signing';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { type BackoffSchedule, backoffDelay } from '../domain/backoff.js';
+import { type BackoffSchedule, backoffDelay, holdWithJitter } from '../domain/backoff.js';
 import { classifyFailure, classifyResponse, type Verdict } from '../domain/classify.js';
 import { MicroBatcher } from '../domain/micro-batcher.js';
 import { targetUrl } from '../domain/webhook-call.js';
 import { type AttemptRecord, DeliveriesRepository, type DeliveryStatus } from './deliveries.repository.js';
 import type { DeliveryJob } from './delivery-queue.js';
-import { EndpointRegistry } from './endpoint-registry.js';
+import { EndpointRegistry, PUT_BACK_MS } from './endpoint-registry.js';
 import { TargetResolver } from './target-resolver.js';
 
 /** Thrown for a failed attempt that will be retried; the back-off strategy reads the delay from it. */
@@ -27,8 +27,6 @@ export class RetryLaterError extends Error {
 
 /** How long a job waits in line for a slot of a busy (not stalled) endpoint before it is put back. */
 const SLOT_WAIT_MS = 1_000;
-/** Delay before a job put back for a busy or stalled endpoint is looked at again (plus jitter of the same). */
-const PUT_BACK_MS = 1_000;
 /** Delay when the directory could not tell us where to call (our side, not the integrator's: no attempt used). */
 const TARGET_UNKNOWN_WAIT_MS = 5_000;
 
@@ -98,7 +96,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.outcomes.inc({ outcome: 'dead' });
       return;
     }
-    if (!(await this.endpoints.limiter.acquire(org, SLOT_WAIT_MS))) return this.putBack(job, token, PUT_BACK_MS + Math.random() * PUT_BACK_MS);
+    if (!(await this.endpoints.limiter.acquire(org, SLOT_WAIT_MS))) return this.putBack(job, token, holdWithJitter(PUT_BACK_MS));
     // The slot limits calls in flight to the integrator: it is given back as soon as the call ends, not after the bookkeeping.
     let held = true;
     const release = () => {
@@ -107,7 +105,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     };
     try {
       const wait = this.endpoints.breakers.waitMs(org);
-      if (wait > 0) return await this.putBack(job, token, wait + Math.random() * Math.min(wait, 5_000));
+      if (wait > 0) return await this.putBack(job, token, holdWithJitter(wait));
 
       let target;
       try {

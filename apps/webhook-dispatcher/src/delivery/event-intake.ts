@@ -15,6 +15,7 @@ import { MicroBatcher } from '../domain/micro-batcher.js';
 import { targetUrl, UnsupportedEventError, type WebhookCall, webhookCallFor, webhookIdFor } from '../domain/webhook-call.js';
 import { DeliveriesRepository, type NewDelivery } from './deliveries.repository.js';
 import { type DeliveryJob, DeliveryQueue } from './delivery-queue.js';
+import { EndpointRegistry } from './endpoint-registry.js';
 import { TargetResolver } from './target-resolver.js';
 
 export const DURABLE_NAME = 'webhook-dispatcher';
@@ -25,7 +26,8 @@ export const WEBHOOK_EVENTS = [EventSubject.OfferResponseRecorded, EventSubject.
  * Turns events into deliveries: one delivery row (idempotent) and one BullMQ job (deterministic id)
  * per (event, organisation), then acks. A crash before the ack redelivers the event, which finds its
  * row and re-adds a job only if the delivery has not finished, so no event makes a second webhook.
- * Events of a burst are written in batches (one INSERT, one Redis round trip per batch).
+ * Events of a burst are written in batches (one INSERT, one Redis round trip per batch). An event for an
+ * endpoint known to be down (circuit open, stalled) is queued delayed rather than fetched only to be put back.
  */
 @Injectable()
 export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
@@ -41,6 +43,7 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly resolver: TargetResolver,
     private readonly repository: DeliveriesRepository,
     private readonly queue: DeliveryQueue,
+    private readonly endpoints: EndpointRegistry,
     private readonly config: WebhookDispatcherConfig,
   ) {}
 
@@ -119,7 +122,7 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
         body: row.body,
       });
     });
-    await this.queue.enqueue(jobs);
+    await this.queue.enqueue(jobs, (job) => this.endpoints.holdMs(job.organisationId));
     return rows.map(() => undefined);
   }
 }

@@ -26,3 +26,11 @@ export function scheduleSpan(maxAttempts: number, schedule: BackoffSchedule): { 
   for (let retry = 1; retry < maxAttempts; retry++) worstMs += backoffCeiling(retry, schedule);
   return { worstMs, expectedMs: worstMs / 2 };
 }
+
+/**
+ * A wait before a job looks at its endpoint again (circuit open, endpoint stalled), plus up to as much
+ * again (at most 5 s) of jitter, so the jobs held back together do not all come back together.
+ */
+export function holdWithJitter(waitMs: number, random: () => number = Math.random): number {
+  return Math.round(waitMs + random() * Math.min(waitMs, 5_000));
+}

@@ -38,6 +38,13 @@ export class CircuitBreakers {
     return 0;
   }
 
+  /** How much longer the circuit stays open (0 when closed or due for its trial call); changes nothing. */
+  openForMs(key: string): number {
+    const circuit = this.circuits.get(key);
+    if (!circuit || circuit.failures < this.options.failureThreshold) return 0;
+    return Math.max(0, circuit.openUntil - this.now());
+  }
+
   isOpen(key: string): boolean {
     const circuit = this.circuits.get(key);
     return !!circuit && circuit.failures >= this.options.failureThreshold;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { backoffCeiling, backoffDelay, scheduleSpan } from './backoff.js';
+import { backoffCeiling, backoffDelay, holdWithJitter, scheduleSpan } from './backoff.js';
 import { CircuitBreakers } from './circuit-breaker.js';
 import { classifyFailure, classifyResponse } from './classify.js';
 import { EndpointLimiter } from './endpoint-limiter.js';
@@ -25,6 +25,14 @@ describe('backoff', () => {
     expect(worstMs / 3_600_000).toBeCloseTo(40.84, 1);
     expect(expectedMs / 3_600_000).toBeGreaterThan(18);
     expect(expectedMs / 3_600_000).toBeLessThan(24);
+  });
+});
+
+describe('holdWithJitter', () => {
+  it('waits at least the hold and at most as much again, capped at 5 s of jitter', () => {
+    expect(holdWithJitter(1_000, () => 0)).toBe(1_000);
+    expect(holdWithJitter(1_000, () => 0.5)).toBe(1_500);
+    expect(holdWithJitter(30_000, () => 1)).toBe(35_000);
   });
 });
 
@@ -68,9 +76,15 @@ describe('CircuitBreakers', () => {
     breakers.recordFailure('a');
     expect(breakers.waitMs('a')).toBe(0);
     breakers.recordFailure('a');
+    expect(breakers.openForMs('a')).toBe(1_000);
     expect(breakers.waitMs('a')).toBe(1_000);
     expect(breakers.waitMs('b')).toBe(0);
+    expect(breakers.openForMs('b')).toBe(0);
+    now = 400;
+    expect(breakers.openForMs('a')).toBe(600);
     now = 1_000;
+    expect(breakers.openForMs('a')).toBe(0); // due for its trial; asking does not start it
+
     expect(breakers.waitMs('a')).toBe(0); // the trial
     expect(breakers.waitMs('a')).toBe(1_000); // everyone else waits for it
     breakers.recordFailure('a');
@@ -102,6 +116,30 @@ describe('EndpointLimiter', () => {
     limiter.release('a');
     limiter.release('a');
     expect(limiter.active('a')).toBe(0);
+  });
+
+  it('turns callers already in line away as soon as the endpoint stalls, before their wait is over', async () => {
+    const limiter = new EndpointLimiter({ perKey: 1, stallMs: 30, maxWaiters: 5 });
+    expect(await limiter.acquire('a', 10)).toBe(true);
+    const started = Date.now();
+    const waiting = [limiter.acquire('a', 5_000), limiter.acquire('a', 5_000)];
+    const answers = await Promise.race([Promise.all(waiting), new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 1_000))]);
+    expect(answers).toEqual([false, false]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(30);
+    limiter.release('a');
+    expect(limiter.active('a')).toBe(0);
+  });
+
+  it('keeps callers in line while calls finish, however long the line waits in all', async () => {
+    const limiter = new EndpointLimiter({ perKey: 1, stallMs: 40, maxWaiters: 5 });
+    expect(await limiter.acquire('a', 10)).toBe(true);
+    const line = [limiter.acquire('a', 5_000), limiter.acquire('a', 5_000), limiter.acquire('a', 5_000)];
+    // A call finishes every 25 ms (never 40 ms without progress): slow, not stalled; the last waits ~75 ms.
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      limiter.release('a');
+    }
+    expect(await Promise.all(line)).toEqual([true, true, true]);
   });
 
   it('gives up waiting after maxWaitMs', async () => {

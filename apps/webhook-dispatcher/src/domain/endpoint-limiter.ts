@@ -18,7 +18,7 @@ export interface EndpointLimiterOptions {
  * At most `perKey` calls in flight per endpoint in this process, so a slow integrator holds a few
  * worker slots and never all of them. A caller finding the endpoint busy waits briefly in line
  * (a healthy endpoint frees a slot within milliseconds, so its backlog flows without churn); if the
- * endpoint is stalled, or no slot comes within `maxWaitMs`, it is told no and puts its job back.
+ * endpoint is or becomes stalled, or no slot comes within `maxWaitMs`, it is told no and puts its job back.
  */
 export class EndpointLimiter {
   private readonly slots = new Map<string, Slot>();
@@ -43,17 +43,27 @@ export class EndpointLimiter {
       return Promise.resolve(false);
     }
     const waiting = slot;
+    const deadline = this.now() + maxWaitMs;
     return new Promise<boolean>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
       const waiter = (granted: boolean) => {
         clearTimeout(timer);
         resolve(granted);
       };
-      const timer = setTimeout(() => {
-        const index = waiting.waiters.indexOf(waiter);
-        if (index >= 0) waiting.waiters.splice(index, 1);
-        resolve(false);
-      }, maxWaitMs);
+      // Wakes when the wait is over or when the endpoint would count as stalled, whichever comes first:
+      // callers waiting for an endpoint that stopped answering give their worker slot back at once.
+      const check = () => {
+        const now = this.now();
+        if (now >= deadline || now - waiting.lastProgressAt > this.options.stallMs) {
+          const index = waiting.waiters.indexOf(waiter);
+          if (index >= 0) waiting.waiters.splice(index, 1);
+          resolve(false);
+          return;
+        }
+        timer = setTimeout(check, Math.min(deadline, waiting.lastProgressAt + this.options.stallMs + 1) - now);
+      };
       waiting.waiters.push(waiter);
+      check();
     });
   }
 
