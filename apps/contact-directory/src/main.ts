@@ -29,5 +29,5 @@ export async function startContactDirectory(config: ContactDirectoryConfig) {
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = loadConfig(ContactDirectoryConfig);
-  await runServiceProcesses('contact-directory', config.SERVICE_PROCESSES, () => startContactDirectory(config));
+  await runServiceProcesses('contact-directory', config, () => startContactDirectory(config));
 }

@@ -24,5 +24,5 @@ export async function startNotificationService(config: NotificationServiceConfig
 // Started directly (not imported by a test, benchmark or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = loadConfig(NotificationServiceConfig);
-  await runServiceProcesses('notification-service', config.SERVICE_PROCESSES, () => startNotificationService(config));
+  await runServiceProcesses('notification-service', config, () => startNotificationService(config));
 }

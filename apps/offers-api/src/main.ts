@@ -23,5 +23,5 @@ export async function startOffersApi(config: OffersApiConfig) {
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = loadConfig(OffersApiConfig);
-  await runServiceProcesses('offers-api', config.SERVICE_PROCESSES, () => startOffersApi(config));
+  await runServiceProcesses('offers-api', config, () => startOffersApi(config));
 }

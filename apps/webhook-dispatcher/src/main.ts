@@ -28,5 +28,5 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig));
-  await runServiceProcesses('webhook-dispatcher', config.SERVICE_PROCESSES, () => startWebhookDispatcher(config));
+  await runServiceProcesses('webhook-dispatcher', config, () => startWebhookDispatcher(config));
 }

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import pino from 'pino';
+import type { ServiceConfig } from '../config/service.config.js';
 
 /** IPC between a worker's `GET /metrics` and the supervisor, which collects every worker's registry. */
 const METRICS_REQUEST = 'service-processes:metrics-request';
@@ -22,7 +23,12 @@ const RESTART_CAP_MS = 30_000;
  * sum of all of them. In-process limits and caches (an endpoint's calls in flight, credential caches)
  * are per worker.
  */
-export async function runServiceProcesses(serviceName: string, processes: number, start: () => Promise<unknown>): Promise<void> {
+export async function runServiceProcesses(
+  serviceName: string,
+  config: Pick<ServiceConfig, 'SERVICE_PROCESSES' | 'LOG_LEVEL'>,
+  start: () => Promise<unknown>,
+): Promise<void> {
+  const processes = config.SERVICE_PROCESSES;
   if (cluster.isWorker) {
     // The supervisor turns a terminal's Ctrl-C (which reaches the whole process group) into one SIGTERM
     // per worker; a second signal during the graceful shutdown would end it at once.
@@ -32,11 +38,11 @@ export async function runServiceProcesses(serviceName: string, processes: number
     await start();
     return;
   }
-  superviseWorkers(serviceName, processes);
+  superviseWorkers(serviceName, processes, config.LOG_LEVEL);
 }
 
-function superviseWorkers(serviceName: string, processes: number): void {
-  const logger = pino({ name: serviceName, level: process.env.LOG_LEVEL ?? 'info' });
+function superviseWorkers(serviceName: string, processes: number, logLevel: string): void {
+  const logger = pino({ name: serviceName, level: logLevel });
   const aggregator = new AggregatorRegistry();
   let stopping = false;
   let exitCode = 0;
