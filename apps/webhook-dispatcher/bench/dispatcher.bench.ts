@@ -45,7 +45,7 @@ export interface Report {
     hangingRate: number;
     healthyWithHangingPerSecond: number;
     dropPercent: number;
-    /** The hanging endpoint getting one event in five: mostly the cost of taking its events in. */
+    /** The hanging endpoint getting one event in five of the burst. */
     healthyWithHangingSharePerSecond: number;
     shareDropPercent: number;
   };
