@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import autocannon from 'autocannon';
 import { issuePortalUserToken, PortalClient } from '@availability/platform-client';
-import { type Classify, measureCpu, startTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform } from '@availability/testing';
+import { type Classify, measureCpu, serviceAppOf, startTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform } from '@availability/testing';
 import { verifyRequest } from '@availability/webhook-signing';
 
 /**
@@ -236,12 +236,11 @@ export function formatTable(rows: BenchRow[]): string {
  * contact-directory, this process (integrator stubs + load) and the servers it needs. Postgres and
  * NATS serve everyone on this machine; billed whole, so they over-count when others are busy.
  */
-const classifyProcess: Classify = ({ pid, ppid, comm, cmdline }) => {
+const classifyProcess: Classify = (info) => {
+  const { pid, comm } = info;
   if (pid === process.pid) return 'bench (stubs + load)';
-  // A service started with SERVICE_PROCESSES > 1 has worker processes under its own: matched by what they run.
-  const app = /dist\/apps\/([^/]+)\//.exec(cmdline)?.[1];
+  const app = serviceAppOf(info);
   if (app) return app;
-  if (ppid === process.pid) return 'other';
   if (comm.startsWith('postgres')) return 'postgres (all)';
   if (comm === 'nats-server') return 'nats (all)';
   return 'other';

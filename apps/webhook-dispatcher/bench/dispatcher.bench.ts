@@ -16,6 +16,7 @@ import {
   measureCpu,
   otherDatabaseBackends,
   ServiceProcess,
+  serviceAppOf,
   TEST_NATS_URL,
 } from '@availability/testing';
 
@@ -300,10 +301,10 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
 async function classifyProcesses(databaseUrl: string): Promise<Classify> {
   // Without the list, every backend counts as ours: better than no figures.
   const others = await otherDatabaseBackends(databaseUrl).catch(() => new Set<number>());
-  return ({ pid, comm, cmdline }) => {
+  return (info) => {
+    const { pid, comm } = info;
     if (pid === process.pid) return 'bench';
-    // With SERVICE_PROCESSES > 1 the dispatcher's workers run under its own process: matched by what they run.
-    if (cmdline.includes('dist/apps/webhook-dispatcher/')) return 'dispatcher';
+    if (serviceAppOf(info) === 'webhook-dispatcher') return 'dispatcher';
     if (comm.startsWith('postgres')) return others.has(pid) ? 'other' : 'postgres';
     if (comm === 'redis-server') return 'redis';
     if (comm === 'nats-server') return 'nats';

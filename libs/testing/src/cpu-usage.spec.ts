@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { measureCpu } from './cpu-usage.js';
+import { measureCpu, serviceAppOf } from './cpu-usage.js';
 
 // /proc exists on Linux only; elsewhere measureCpu reports nothing.
 const onLinux = existsSync('/proc/stat') ? it : it.skip;
@@ -17,5 +17,15 @@ describe('measureCpu', () => {
     expect(usage?.systemMs.self).toBeLessThanOrEqual(usage?.groups.self ?? 0);
     // Whole-machine and per-process ticks are sampled apart: allow a couple of ticks between them.
     expect((usage?.machineBusyMs ?? 0) + 20).toBeGreaterThanOrEqual(usage?.groups.self ?? 0);
+  });
+});
+
+describe('serviceAppOf', () => {
+  const info = (cmdline: string) => ({ pid: 10, ppid: 1, comm: 'node', cmdline });
+  it('names the service a process runs, whoever started it, and nothing for a benchmark or another script', () => {
+    expect(serviceAppOf(info('/usr/bin/node /repo/dist/apps/webhook-dispatcher/src/main.js'))).toBe('webhook-dispatcher');
+    expect(serviceAppOf(info('node dist/apps/contact-directory/src/main.js'))).toBe('contact-directory');
+    expect(serviceAppOf(info('node dist/apps/contact-directory/bench/main.js'))).toBeUndefined();
+    expect(serviceAppOf(info('node dist/tools/bench/src/baseline-server.js'))).toBeUndefined();
   });
 });

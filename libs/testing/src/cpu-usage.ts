@@ -30,6 +30,15 @@ export interface ProcessInfo {
 /** Names the group a process's CPU is billed to. */
 export type Classify = (process: ProcessInfo) => string;
 
+/**
+ * The app a process runs as one of our services (`dist/apps/<app>/src/main.js`, as ServiceProcess
+ * starts it), whoever its parent is: the worker processes of a service started with
+ * SERVICE_PROCESSES > 1 run the same entry under their supervisor.
+ */
+export function serviceAppOf({ cmdline }: ProcessInfo): string | undefined {
+  return /dist\/apps\/([^/]+)\/src\/main\.js/.exec(cmdline)?.[1];
+}
+
 const TICK_MS = 10; // Linux USER_HZ = 100
 
 interface ProcessTicks {

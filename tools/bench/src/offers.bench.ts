@@ -4,7 +4,16 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { EventSubject } from '@availability/contracts';
 import { expectStatus, offerBody, OffersClient, seedOrganisation } from '@availability/platform-client';
-import { type Classify, type CpuUsage, measureCpu, otherDatabaseBackends, queryDatabase, startTestPlatform, TEST_NATS_URL } from '@availability/testing';
+import {
+  type Classify,
+  type CpuUsage,
+  measureCpu,
+  otherDatabaseBackends,
+  queryDatabase,
+  serviceAppOf,
+  startTestPlatform,
+  TEST_NATS_URL,
+} from '@availability/testing';
 import { type LoadOptions, type LoadResult, runLoad } from './load.js';
 import { NodeProcess } from './node-process.js';
 import { checkEvents, drainOutbox } from './offers.events.js';
@@ -183,9 +192,10 @@ async function withRetry<T extends { status: number }>(call: () => Promise<T>, a
  */
 async function classifyProcesses(databaseUrl: string): Promise<Classify> {
   const others = await otherDatabaseBackends(databaseUrl);
-  return ({ pid, ppid, comm, cmdline }) => {
+  return (info) => {
+    const { pid, ppid, comm, cmdline } = info;
     if (pid === process.pid) return 'load generator';
-    if (ppid === process.pid) return /dist\/apps\/([^/]+)\//.exec(cmdline)?.[1] ?? (cmdline.includes('baseline-server') ? 'bare server' : 'other');
+    if (ppid === process.pid) return serviceAppOf(info) ?? (cmdline.includes('baseline-server') ? 'bare server' : 'other');
     if (comm.startsWith('postgres')) return others.has(pid) ? 'other' : 'postgres';
     if (comm === 'nats-server') return 'nats';
     if (ppid === 2 || pid === 2) return 'kernel';
