@@ -10,8 +10,10 @@ import { DeliveryQueue } from './delivery/delivery-queue.js';
 import { DeliveryWorker } from './delivery/delivery-worker.js';
 import { EndpointRegistry } from './delivery/endpoint-registry.js';
 import { EventIntake } from './delivery/event-intake.js';
+import { HeldDeliveries } from './delivery/held-deliveries.js';
 import { TargetResolver } from './delivery/target-resolver.js';
 import { CreateDispatcher1764100000000 } from './migrations/1764100000000-create-dispatcher.js';
+import { HeldDeliveries1764300000000 } from './migrations/1764300000000-held-deliveries.js';
 
 export const SERVICE_NAME = 'webhook-dispatcher';
 
@@ -26,7 +28,7 @@ export class WebhookDispatcherModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: DISPATCHER_SCHEMA,
-          migrations: [CreateDispatcher1764100000000, outboxTraceIdMigration(DISPATCHER_SCHEMA, 1764200000000)],
+          migrations: [CreateDispatcher1764100000000, outboxTraceIdMigration(DISPATCHER_SCHEMA, 1764200000000), HeldDeliveries1764300000000],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),
@@ -48,6 +50,7 @@ export class WebhookDispatcherModule {
         TargetResolver,
         EndpointRegistry,
         DeliveryQueue,
+        HeldDeliveries,
         EventIntake,
         DeliveryWorker,
       ],

@@ -193,6 +193,7 @@ export interface DeliveryJson {
   lastStatusCode: number | null;
   lastError: string | null;
   nextAttemptAt: string | null;
+  heldSince: string | null;
   attemptLog: Array<{ attemptNo: number; series: number; statusCode: number | null; errorKind: string | null; responseExcerpt: string | null; durationMs: number }>;
 }
 

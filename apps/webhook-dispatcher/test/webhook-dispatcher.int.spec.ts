@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { QueueName } from '@availability/jobs';
 import { signRequest, verifyRequest, verifyStandardWebhook } from '@availability/webhook-signing';
 import { eventually, freePort, queryDatabase, ServiceProcess, type TestDatabase, type TestEventNamespace } from '@availability/testing';
+import { trialJobIdFor } from '../src/delivery/delivery-queue.js';
 import { jobIdFor } from '../src/domain/webhook-call.js';
 import {
   type AdminApi,
@@ -295,28 +296,66 @@ describe('endpoints', () => {
     receiver.respond = () => ({ status: 200 });
   });
 
-  it('queues an event for an endpoint whose circuit is open delayed, rather than fetching it only to put it back', async () => {
+  it('holds deliveries for an endpoint whose circuit is open in the log, with no job, and releases them all when its trial call succeeds', async () => {
     const down = organisation(`${receiver.url}/down`);
     receiver.respond = (request) => (request.url.startsWith('/down') ? { status: 503 } : { status: 200 });
-    // Five consecutive failures (the threshold) open the circuit for a second.
-    for (let i = 0; i < 5; i++) await nats.publish(OFFER_RESPONSE, offerResponseEvent(down));
+    // Five consecutive failures (the threshold) open the circuit for a second; their retries meet it open.
+    const first = Array.from({ length: 5 }, () => offerResponseEvent(down));
+    for (const event of first) await nats.publish(OFFER_RESPONSE, event);
     await eventually(() => receiver.to('/down/').length >= 5, 10_000, 'five failed calls');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const later = offerResponseEvent(down);
-    await nats.publish(OFFER_RESPONSE, later);
+    const later = Array.from({ length: 20 }, () => offerResponseEvent(down));
+    for (const event of later) await nats.publish(OFFER_RESPONSE, event);
 
     const queue = new Queue(QueueName.WebhookDelivery, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: events.env.QUEUE_PREFIX });
     try {
-      const job = await eventually(() => queue.getJob(jobIdFor(later.eventId as string, down)), 5_000, 'the job of the later event');
-      expect(await job.getState()).toBe('delayed');
-      expect(job.opts.delay).toBeGreaterThan(0);
-      expect(job.processedOn).toBeUndefined(); // never fetched by a worker
+      const held = await eventually(async () => {
+        const delivery = await admin.delivery(later[19].eventId as string);
+        return delivery?.heldSince && delivery;
+      }, 5_000, 'the last event held');
+      expect(held).toMatchObject({ status: 'pending', attempts: 0 });
+      expect(await queue.getJob(jobIdFor(later[19].eventId as string, down))).toBeUndefined(); // nothing in Redis for it
+      const trial = await queue.getJob(trialJobIdFor(down));
+      expect(trial && (await trial.getState())).toBe('delayed');
     } finally {
       await queue.close();
     }
+    const laterIds = new Set(later.map((event) => `${event.eventId as string}:${down}`));
+    // While the circuit is open only trial calls go out (the trial job's, or the breaker's half-open call).
+    const laterCalledWhileOpen = receiver.to('/down/').filter((request) => laterIds.has(request.headers['webhook-id'] as string));
+    expect(laterCalledWhileOpen.length).toBeLessThanOrEqual(2);
+
+    const answeredFrom = receiver.requests.length;
     receiver.respond = () => ({ status: 200 });
-    // After the cool-down a trial call succeeds and closes the circuit; the held event is delivered.
-    await settled(later.eventId as string, 'succeeded');
+    // The trial call succeeds after the cool-down; everything held goes out, each once, with the attempts it had left.
+    for (const event of [...first, ...later]) {
+      const delivered = await settled(event.eventId as string, 'succeeded');
+      expect(delivered.heldSince).toBeNull();
+      expect(delivered.attemptLog.length).toBeLessThanOrEqual(4);
+    }
+    const delivered = receiver.requests.slice(answeredFrom).filter((request) => request.url.startsWith('/down/'));
+    expect(new Set(delivered.map((request) => request.headers['webhook-id'])).size).toBe(25);
+    expect(delivered).toHaveLength(25);
+  });
+
+  it('dead-letters the deliveries held for an endpoint that its trial call finds gone (410)', async () => {
+    const org = organisation(`${receiver.url}/leaving`);
+    receiver.respond = (request) => (request.url.startsWith('/leaving') ? { status: 503 } : { status: 200 });
+    for (let i = 0; i < 5; i++) await nats.publish(OFFER_RESPONSE, offerResponseEvent(org));
+    await eventually(() => receiver.to('/leaving/').length >= 5, 10_000, 'five failed calls');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const held = Array.from({ length: 5 }, () => offerResponseEvent(org));
+    for (const event of held) await nats.publish(OFFER_RESPONSE, event);
+    await eventually(async () => (await admin.delivery(held[4].eventId as string))?.heldSince, 5_000, 'held');
+
+    receiver.respond = (request) => (request.url.startsWith('/leaving') ? { status: 410 } : { status: 200 });
+    for (const event of held) {
+      const dead = await settled(event.eventId as string, 'dead');
+      expect(dead.heldSince).toBeNull();
+      expect(dead.lastError).toMatch(/410/);
+    }
+    expect((await admin.call<{ disabledAt: string | null }>('GET', `/admin/endpoints/${org}`)).json.disabledAt).not.toBeNull();
+    receiver.respond = () => ({ status: 200 });
   });
 });
 

@@ -17,6 +17,8 @@ export interface NewDelivery {
   body: string;
   url: string | null;
   status: 'pending' | 'skipped';
+  /** Held back from the start: its endpoint's circuit is open (no job is queued). */
+  held: boolean;
 }
 
 /** The delivery row behind a new or repeated event: what the intake needs to decide whether to queue a job. */
@@ -25,6 +27,8 @@ export interface IntakeResult {
   status: DeliveryStatus;
   series: number;
   inserted: boolean;
+  /** Held back while its endpoint's circuit is open: it has no job. */
+  held: boolean;
 }
 
 /** One finished attempt (or a decision taken without calling: `statusCode` and `durationMs` then null/0). */
@@ -61,6 +65,8 @@ export interface DeliveryView {
   lastError: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Since when the delivery is held back because its endpoint's circuit is open; null when it is not. */
+  heldSince: string | null;
   attemptLog?: AttemptView[];
 }
 
@@ -88,6 +94,11 @@ export interface RedeliveryRow {
   series: number;
 }
 
+/** A held delivery as it goes back to the queue: how many attempts its series has used so far. */
+export interface HeldRow extends RedeliveryRow {
+  attemptsInSeries: number;
+}
+
 export interface EndpointRow {
   failingSince: Date | null;
   disabledAt: Date | null;
@@ -107,10 +118,13 @@ const ts = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-D
 const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.organisation_id AS "organisationId", d.event_subject AS "eventSubject",
   d.webhook_id AS "webhookId", d.method, d.path, d.url, d.status, d.attempts, d.series,
   ${ts('d.next_attempt_at')} AS "nextAttemptAt", d.last_status_code AS "lastStatusCode", d.last_error AS "lastError",
-  ${ts('d.created_at')} AS "createdAt", ${ts('d.updated_at')} AS "updatedAt"`;
+  ${ts('d.created_at')} AS "createdAt", ${ts('d.updated_at')} AS "updatedAt", ${ts('d.held_at')} AS "heldSince"`;
 
 const REDELIVERY_COLUMNS = `id, event_id AS "eventId", organisation_id AS "organisationId", event_subject AS "eventSubject",
   webhook_id AS "webhookId", method, path, body, series`;
+
+const HELD_COLUMNS = `${REDELIVERY_COLUMNS},
+  (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int AS "attemptsInSeries"`;
 
 /** Every SQL statement webhook-dispatcher runs lives here. */
 @Injectable()
@@ -122,19 +136,22 @@ export class DeliveriesRepository {
    * row. Returns, in input order, the row each input maps to and whether it was new.
    */
   async insertDeliveries(rows: NewDelivery[]): Promise<IntakeResult[]> {
-    const result: Array<{ n: number; id: number | null; status: DeliveryStatus | null; series: number | null; inserted: boolean }> =
+    const result: Array<{ n: number; id: number | null; status: DeliveryStatus | null; series: number | null; inserted: boolean; held: boolean }> =
       await this.dataSource.query(
         `WITH input AS (
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-             WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, n)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[])
+             WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, held, n)
          ), inserted AS (
-           INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status)
-           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status FROM input ORDER BY n
+           INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, held_at)
+           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status,
+                  CASE WHEN held AND status = 'pending' THEN now() END
+           FROM input ORDER BY n
            ON CONFLICT (event_id, organisation_id) DO NOTHING
-           RETURNING id, event_id, organisation_id, status, series
+           RETURNING id, event_id, organisation_id, status, series, held_at
          )
          SELECT i.n, COALESCE(ins.id, d.id) AS id, COALESCE(ins.status, d.status) AS status,
-                COALESCE(ins.series, d.series) AS series, ins.id IS NOT NULL AS inserted
+                COALESCE(ins.series, d.series) AS series, ins.id IS NOT NULL AS inserted,
+                COALESCE(ins.held_at, d.held_at) IS NOT NULL AS held
          FROM input i
          LEFT JOIN inserted ins ON ins.event_id = i.event_id AND ins.organisation_id = i.organisation_id
          LEFT JOIN dispatcher.delivery d ON d.event_id = i.event_id AND d.organisation_id = i.organisation_id
@@ -149,10 +166,11 @@ export class DeliveriesRepository {
           rows.map((r) => r.body),
           rows.map((r) => r.url),
           rows.map((r) => r.status),
+          rows.map((r) => r.held),
         ],
       );
     // A row inserted by a concurrent transaction is invisible to this statement's snapshot: treat it as pending.
-    return result.map((r) => ({ id: r.id, status: r.status ?? 'pending', series: r.series ?? 0, inserted: r.inserted }));
+    return result.map((r) => ({ id: r.id, status: r.status ?? 'pending', series: r.series ?? 0, inserted: r.inserted, held: r.held }));
   }
 
   /** Records finished attempts and moves their deliveries on, in one statement for the whole batch. */
@@ -167,6 +185,8 @@ export class DeliveriesRepository {
            attempts = d.attempts + 1,
            status = CASE WHEN d.series = i.series THEN i.status ELSE d.status END,
            next_attempt_at = CASE WHEN d.series = i.series THEN i.next_attempt_at ELSE d.next_attempt_at END,
+           -- a held delivery's failed trial call leaves it held; any other outcome ends the hold
+           held_at = CASE WHEN d.series = i.series AND i.status = 'failed' THEN d.held_at ELSE NULL END,
            last_status_code = i.status_code,
            last_error = i.error_message,
            url = COALESCE(i.url, d.url),
@@ -196,7 +216,7 @@ export class DeliveriesRepository {
   /** A decision taken without calling the integrator (endpoint disabled, no base URL any more). */
   async settle(deliveryId: number, series: number, status: DeliveryStatus, reason: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE dispatcher.delivery SET status = $3, last_error = $4, next_attempt_at = NULL, updated_at = now()
+      `UPDATE dispatcher.delivery SET status = $3, last_error = $4, next_attempt_at = NULL, held_at = NULL, updated_at = now()
        WHERE id = $1 AND series = $2`,
       [deliveryId, series, status, reason],
     );
@@ -240,7 +260,7 @@ export class DeliveriesRepository {
   async startRedelivery(id: number): Promise<RedeliveryRow | undefined> {
     const rows: RedeliveryRow[] = await this.dataSource.query(
       `WITH updated AS (
-         UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, updated_at = now()
+         UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, held_at = NULL, updated_at = now()
          WHERE id = $1 AND status <> 'skipped' RETURNING *
        ) SELECT ${REDELIVERY_COLUMNS} FROM updated`,
       [id],
@@ -252,12 +272,61 @@ export class DeliveriesRepository {
   async startRedeliveries(since: Date, statuses: DeliveryStatus[], organisationId?: string): Promise<RedeliveryRow[]> {
     return this.dataSource.query(
       `WITH updated AS (
-         UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, updated_at = now()
+         UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, held_at = NULL, updated_at = now()
          WHERE created_at >= $1 AND status = ANY($2::text[]) AND ($3::text IS NULL OR organisation_id = $3)
          RETURNING *
        ) SELECT ${REDELIVERY_COLUMNS} FROM updated ORDER BY id`,
       [since, statuses, organisationId ?? null],
     );
+  }
+
+  /** Holds deliveries back (their endpoint's circuit is open); their jobs end once this is written. */
+  async hold(deliveries: Array<{ deliveryId: number; series: number }>): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE dispatcher.delivery d SET held_at = now(), updated_at = now()
+       FROM unnest($1::bigint[], $2::int[]) AS i(id, series)
+       WHERE d.id = i.id AND d.series = i.series AND d.status IN ('pending', 'failed')`,
+      [deliveries.map((d) => d.deliveryId), deliveries.map((d) => d.series)],
+    );
+  }
+
+  /** The held delivery of an endpoint to try next: the one due first (never tried counts as due). */
+  async nextHeld(organisationId: string): Promise<(HeldRow & { nextAttemptAt: Date | null }) | undefined> {
+    const rows: Array<HeldRow & { nextAttemptAt: Date | null }> = await this.dataSource.query(
+      `SELECT ${HELD_COLUMNS}, d.next_attempt_at AS "nextAttemptAt" FROM dispatcher.delivery d
+       WHERE d.organisation_id = $1 AND d.held_at IS NOT NULL
+       ORDER BY d.next_attempt_at NULLS FIRST, d.id LIMIT 1`,
+      [organisationId],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Releases up to `limit` held deliveries of an endpoint: `queue` is called with them while their rows
+   * are locked, and the hold ends only once it has returned. A crash in between leaves them held (the
+   * next release queues them again under the same job ids); a concurrent release skips locked rows.
+   */
+  async releaseHeld(organisationId: string, limit: number, queue: (rows: HeldRow[]) => Promise<void>): Promise<number> {
+    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
+      const rows: HeldRow[] = await manager.query(
+        `SELECT ${HELD_COLUMNS} FROM dispatcher.delivery d
+         WHERE d.organisation_id = $1 AND d.held_at IS NOT NULL
+         ORDER BY d.id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [organisationId, limit],
+      );
+      if (rows.length === 0) return 0;
+      await queue(rows);
+      await manager.query(`UPDATE dispatcher.delivery SET held_at = NULL, updated_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      return rows.length;
+    });
+  }
+
+  /** Endpoints with deliveries held back. */
+  async heldOrganisations(): Promise<string[]> {
+    const rows: Array<{ organisationId: string }> = await this.dataSource.query(
+      `SELECT DISTINCT organisation_id AS "organisationId" FROM dispatcher.delivery WHERE held_at IS NOT NULL`,
+    );
+    return rows.map((r) => r.organisationId);
   }
 
   async endpoint(organisationId: string): Promise<EndpointRow | undefined> {
@@ -313,6 +382,12 @@ export class DeliveriesRepository {
         [organisationId, baseUrl, reason],
       );
       if (rows.length === 0) return false;
+      // Deliveries held back for it have no job that would find it disabled: they are dead-lettered here.
+      await manager.query(
+        `UPDATE dispatcher.delivery SET status = 'dead', last_error = $2, next_attempt_at = NULL, held_at = NULL, updated_at = now()
+         WHERE organisation_id = $1 AND held_at IS NOT NULL`,
+        [organisationId, `endpoint disabled: ${reason}`],
+      );
       await appendToOutbox(manager, DISPATCHER_SCHEMA, [event]);
       return true;
     });

@@ -10,8 +10,9 @@ import { classifyFailure, classifyResponse, type Verdict } from '../domain/class
 import { MicroBatcher } from '../domain/micro-batcher.js';
 import { targetUrl } from '../domain/webhook-call.js';
 import { type AttemptRecord, DeliveriesRepository, type DeliveryStatus } from './deliveries.repository.js';
-import type { DeliveryJob } from './delivery-queue.js';
+import { type DeliveryJob, DeliveryQueue, type EndpointTrialJob, TRIAL_JOB_NAME } from './delivery-queue.js';
 import { EndpointRegistry, PUT_BACK_MS } from './endpoint-registry.js';
+import { HeldDeliveries } from './held-deliveries.js';
 import { TargetResolver } from './target-resolver.js';
 
 /** Thrown for a failed attempt that will be retried; the back-off strategy reads the delay from it. */
@@ -30,10 +31,19 @@ const SLOT_WAIT_MS = 1_000;
 /** Delay when the directory could not tell us where to call (our side, not the integrator's: no attempt used). */
 const TARGET_UNKNOWN_WAIT_MS = 5_000;
 
+/** What became of an attempt: the delivery's status after it, and when the next one is due if any. */
+interface AttemptOutcome {
+  status: DeliveryStatus;
+  retryInMs?: number;
+  reason: string;
+}
+
 /**
  * Runs delivery jobs: checks the endpoint (disabled, circuit open, too many calls in flight), signs
  * and sends the call through OutboundClient, logs the attempt, and decides what comes next: done,
  * retry with back-off (or the integrator's Retry-After), dead-letter, or disable the endpoint.
+ * A delivery meeting an open circuit is held (HeldDeliveries); the endpoint's trial job, run here too,
+ * calls it again with one held delivery and releases them all when that call succeeds.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -47,13 +57,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     ['outcome'],
   );
   private readonly callDurations = histogram('webhook_delivery_duration_seconds', 'Duration of calls to integrators.', [], LATENCY_BUCKETS_SECONDS);
-  private worker?: Worker<DeliveryJob>;
+  private worker?: Worker<DeliveryJob | EndpointTrialJob>;
 
   constructor(
     private readonly jobs: JobQueues,
     private readonly repository: DeliveriesRepository,
     private readonly resolver: TargetResolver,
     private readonly endpoints: EndpointRegistry,
+    private readonly held: HeldDeliveries,
     private readonly config: WebhookDispatcherConfig,
   ) {
     this.client = new OutboundClient({
@@ -67,7 +78,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
-    this.worker = this.jobs.process<DeliveryJob>(QueueName.WebhookDelivery, (job, token) => this.process(job, token ?? job.token), {
+    this.worker = this.jobs.process<DeliveryJob | EndpointTrialJob>(QueueName.WebhookDelivery, (job, token) => this.route(job, token ?? job.token), {
       concurrency: this.config.WEBHOOK_CONCURRENCY,
       // A job whose process died is taken up again after the lock expires; crashes are not the job's fault.
       maxStalledCount: 10,
@@ -85,6 +96,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     await this.worker?.close();
     await this.attempts.drain();
     await this.client.close();
+  }
+
+  private route(job: Job<DeliveryJob | EndpointTrialJob>, token?: string): Promise<void> {
+    return job.name === TRIAL_JOB_NAME ? this.trial(job as Job<EndpointTrialJob>, token) : this.process(job as Job<DeliveryJob>, token);
   }
 
   async process(job: Job<DeliveryJob>, token?: string): Promise<void> {
@@ -105,7 +120,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     };
     try {
       const wait = this.endpoints.breakers.waitMs(org);
-      if (wait > 0) return await this.putBack(job, token, holdWithJitter(wait));
+      if (wait > 0) {
+        // Circuit open: the delivery waits in the log for the endpoint's trial call, and its job ends here.
+        release();
+        await this.held.hold({ deliveryId: delivery.deliveryId, series: delivery.series, organisationId: org, trialInMs: holdWithJitter(wait) });
+        return;
+      }
 
       let target;
       try {
@@ -120,20 +140,59 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         this.outcomes.inc({ outcome: 'skipped' });
         return;
       }
-      await this.attempt(job, target.baseUrl, target.secrets, release);
+      const outcome = await this.attempt(delivery, (delivery.attemptsBefore ?? 0) + job.attemptsMade + 1, target.baseUrl, target.secrets, release);
+      if (outcome.status === 'succeeded') return;
+      if (outcome.status === 'dead') throw new UnrecoverableError(outcome.reason);
+      throw new RetryLaterError(outcome.reason, outcome.retryInMs ?? 0);
     } finally {
       release();
     }
   }
 
-  private async putBack(job: Job<DeliveryJob>, token: string | undefined, delayMs: number): Promise<never> {
+  /**
+   * The trial call of an endpoint with held deliveries: the held delivery due first is attempted; if it
+   * succeeds every held delivery is queued again, otherwise the trial job waits for the next cool-down
+   * (or until the next held delivery is due by its own retry schedule, if that is later).
+   */
+  private async trial(job: Job<EndpointTrialJob>, token?: string): Promise<void> {
+    const org = job.data.organisationId;
+    if ((await this.endpoints.state(org)).disabled) return; // its held deliveries were dead-lettered when it was disabled
+    const next = await this.held.next(org);
+    if (!next) return;
+    const dueInMs = next.nextAttemptAt ? next.nextAttemptAt.getTime() - Date.now() : 0;
+    if (dueInMs > 0) return this.putBack(job, token, dueInMs);
+    if (!(await this.endpoints.limiter.acquire(org, 0))) return this.putBack(job, token, this.held.trialDelayMs());
+    let held = true;
+    const release = () => {
+      if (held) this.endpoints.limiter.release(org);
+      held = false;
+    };
+    let outcome: AttemptOutcome;
+    try {
+      const target = await this.resolver.resolve(org);
+      if (!target.baseUrl) {
+        // Nothing to call any more: the deliveries go back to the queue, whose jobs log them as skipped.
+        await this.held.release(org);
+        return;
+      }
+      outcome = await this.attempt(DeliveryQueue.jobFor(next), next.attemptsInSeries + 1, target.baseUrl, target.secrets, release);
+    } finally {
+      release();
+    }
+    if (outcome.status === 'succeeded') {
+      await this.held.release(org);
+      return;
+    }
+    return this.putBack(job, token, this.held.trialDelayMs());
+  }
+
+  private async putBack(job: Job<DeliveryJob | EndpointTrialJob>, token: string | undefined, delayMs: number): Promise<never> {
     await job.moveToDelayed(Date.now() + Math.round(delayMs), token);
     throw new DelayedError();
   }
 
-  private async attempt(job: Job<DeliveryJob>, baseUrl: string, secrets: string[], release: () => void): Promise<void> {
-    const delivery = job.data;
-    const attemptNo = job.attemptsMade + 1;
+  /** One call of a delivery, logged; `attemptNo` counts from 1 within the delivery's series. */
+  private async attempt(delivery: DeliveryJob, attemptNo: number, baseUrl: string, secrets: string[], release: () => void): Promise<AttemptOutcome> {
     const startedAt = new Date();
     let url: string | null = null;
     let response: OutboundResponse | undefined;
@@ -179,7 +238,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
     let status: DeliveryStatus;
     let retryInMs: number | undefined;
-    const max = job.opts.attempts ?? this.config.WEBHOOK_MAX_ATTEMPTS;
+    const max = this.config.WEBHOOK_MAX_ATTEMPTS;
     switch (verdict.kind) {
       case 'success':
         status = 'succeeded';
@@ -244,9 +303,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.outcomes.inc({ outcome: status });
     this.callDurations.observe(durationMs / 1000);
 
-    if (status === 'succeeded') return;
-    const reason = errorMessage ?? 'failed';
-    if (status === 'dead') throw new UnrecoverableError(reason);
-    throw new RetryLaterError(reason, retryInMs ?? 0);
+    return { status, retryInMs, reason: errorMessage ?? 'failed' };
   }
 }

@@ -7,6 +7,7 @@ import { holdWithJitter } from '../domain/backoff.js';
 import { CircuitBreakers } from '../domain/circuit-breaker.js';
 import { EndpointLimiter } from '../domain/endpoint-limiter.js';
 import { DeliveriesRepository } from './deliveries.repository.js';
+import { HeldDeliveries } from './held-deliveries.js';
 import { TargetResolver } from './target-resolver.js';
 
 interface EndpointState {
@@ -41,6 +42,7 @@ export class EndpointRegistry implements OnModuleInit {
     private readonly repository: DeliveriesRepository,
     private readonly resolver: TargetResolver,
     private readonly relay: OutboxRelay,
+    private readonly held: HeldDeliveries,
     private readonly config: WebhookDispatcherConfig,
   ) {
     this.breakers = new CircuitBreakers({ failureThreshold: config.WEBHOOK_BREAKER_THRESHOLD, cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS });
@@ -56,7 +58,11 @@ export class EndpointRegistry implements OnModuleInit {
     this.resolver.onChanged((organisationId) => {
       this.breakers.reset(organisationId);
       this.states.delete(organisationId);
-      this.repository.enable(organisationId).catch((error: Error) => this.logger.warn(`enable ${organisationId}: ${error.message}`));
+      // The integrator re-saved its endpoint (and passed /test and /test/auth): what was held for it goes now.
+      this.repository
+        .enable(organisationId)
+        .then(() => this.held.release(organisationId))
+        .catch((error: Error) => this.logger.warn(`enable ${organisationId}: ${error.message}`));
     });
   }
 
@@ -83,14 +89,20 @@ export class EndpointRegistry implements OnModuleInit {
   }
 
   /**
-   * How long a new delivery for this endpoint should wait before its first look: 0 normally; while the
-   * circuit is open or the endpoint stalled, as long as a job would be put back for. Queuing it delayed
-   * at once spares a fetch and a put-back per event of a hanging endpoint — CPU and Redis work the
-   * healthy endpoints would otherwise pay for.
+   * While the endpoint's circuit is open, when its trial call is due (with jitter): a new delivery for it
+   * is then held (HeldDeliveries) instead of queued. 0 when the circuit is closed or due for its trial.
    */
-  holdMs(organisationId: string): number {
+  trialInMs(organisationId: string): number {
     const open = this.breakers.openForMs(organisationId);
-    if (open > 0) return holdWithJitter(open);
+    return open > 0 ? holdWithJitter(open) : 0;
+  }
+
+  /**
+   * How long a new delivery for this endpoint should wait before its first look: 0 normally; while the
+   * endpoint is stalled (every slot taken, no call finishing), as long as a job would be put back for.
+   * Queuing it delayed at once spares a fetch and a put-back — work the healthy endpoints would pay for.
+   */
+  delayMs(organisationId: string): number {
     return this.limiter.stalled(organisationId) ? holdWithJitter(PUT_BACK_MS) : 0;
   }
 

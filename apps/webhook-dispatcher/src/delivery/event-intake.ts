@@ -16,6 +16,7 @@ import { targetUrl, UnsupportedEventError, type WebhookCall, webhookCallFor, web
 import { DeliveriesRepository, type NewDelivery } from './deliveries.repository.js';
 import { type DeliveryJob, DeliveryQueue } from './delivery-queue.js';
 import { EndpointRegistry } from './endpoint-registry.js';
+import { HeldDeliveries } from './held-deliveries.js';
 import { TargetResolver } from './target-resolver.js';
 
 export const DURABLE_NAME = 'webhook-dispatcher';
@@ -27,7 +28,8 @@ export const WEBHOOK_EVENTS = [EventSubject.OfferResponseRecorded, EventSubject.
  * per (event, organisation), then acks. A crash before the ack redelivers the event, which finds its
  * row and re-adds a job only if the delivery has not finished, so no event makes a second webhook.
  * Events of a burst are written in batches (one INSERT, one Redis round trip per batch). An event for an
- * endpoint known to be down (circuit open, stalled) is queued delayed rather than fetched only to be put back.
+ * endpoint whose circuit is open is written held, with no job (HeldDeliveries); one for an endpoint that
+ * stalled is queued delayed rather than fetched only to be put back.
  */
 @Injectable()
 export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
@@ -44,6 +46,7 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly repository: DeliveriesRepository,
     private readonly queue: DeliveryQueue,
     private readonly endpoints: EndpointRegistry,
+    private readonly held: HeldDeliveries,
     private readonly config: WebhookDispatcherConfig,
   ) {}
 
@@ -100,16 +103,23 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
       url,
       // No base URL: nothing is sent, the log says so (DESIGN 4).
       status: url ? 'pending' : 'skipped',
+      held: url !== null && this.endpoints.trialInMs(call.organisationId) > 0,
     });
   }
 
   private async store(rows: NewDelivery[]): Promise<void[]> {
     const results = await this.repository.insertDeliveries(rows);
     const jobs: DeliveryJob[] = [];
+    const held: Array<{ organisationId: string; trialInMs: number }> = [];
     rows.forEach((row, index) => {
       const result = results[index];
       // Only a delivery still waiting for its first attempt needs a job (re-adding an existing one is a no-op).
       if (row.status !== 'pending' || result.id === null || result.status !== 'pending') return;
+      // Held for an endpoint whose circuit is open: its trial job calls it again (scheduled below).
+      if (result.held) {
+        if (result.inserted) held.push({ organisationId: row.organisationId, trialInMs: this.endpoints.trialInMs(row.organisationId) });
+        return;
+      }
       jobs.push({
         deliveryId: result.id,
         series: result.series,
@@ -122,7 +132,8 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
         body: row.body,
       });
     });
-    await this.queue.enqueue(jobs, (job) => this.endpoints.holdMs(job.organisationId));
+    await this.queue.enqueue(jobs, (job) => this.endpoints.delayMs(job.organisationId));
+    await this.held.heldAtIntake(held);
     return rows.map(() => undefined);
   }
 }
