@@ -4,6 +4,7 @@ import { DEFAULT_OPTIONS, formatReport, runDispatcherBenchmark } from './dispatc
 const report = await runDispatcherBenchmark({
   throughputEvents: Number(process.env.BENCH_EVENTS ?? 15_000),
   latencySeconds: Number(process.env.BENCH_LATENCY_SECONDS ?? 10),
+  hangingBacklog: Number(process.env.BENCH_HANGING_BACKLOG ?? DEFAULT_OPTIONS.hangingBacklog),
   processes: Number(process.env.BENCH_SERVICE_PROCESSES ?? DEFAULT_OPTIONS.processes),
 });
 console.log(formatReport(report));
