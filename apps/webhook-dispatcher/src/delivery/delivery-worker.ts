@@ -56,6 +56,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     'Webhook delivery attempts by outcome: succeeded, failed (will retry), dead (dead-lettered), skipped (no base URL).',
     ['outcome'],
   );
+  private readonly putBacks = counter(
+    'webhook_jobs_put_back_total',
+    'Delivery jobs put back without an attempt: endpoint-busy (its calls in flight at the limit, or stalled), target-unknown (the directory did not answer).',
+    ['reason'],
+  );
   private readonly callDurations = histogram('webhook_delivery_duration_seconds', 'Duration of calls to integrators.', [], LATENCY_BUCKETS_SECONDS);
   private worker?: Worker<DeliveryJob | EndpointTrialJob>;
 
@@ -111,7 +116,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.outcomes.inc({ outcome: 'dead' });
       return;
     }
-    if (!(await this.endpoints.limiter.acquire(org, SLOT_WAIT_MS))) return this.putBack(job, token, holdWithJitter(PUT_BACK_MS));
+    if (!(await this.endpoints.limiter.acquire(org, SLOT_WAIT_MS))) {
+      this.putBacks.inc({ reason: 'endpoint-busy' });
+      return this.putBack(job, token, holdWithJitter(PUT_BACK_MS));
+    }
     // The slot limits calls in flight to the integrator: it is given back as soon as the call ends, not after the bookkeeping.
     let held = true;
     const release = () => {
@@ -132,6 +140,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         target = await this.resolver.resolve(org);
       } catch (error) {
         this.logger.warn(`target of organisation ${org} unknown: ${(error as Error).message}`);
+        this.putBacks.inc({ reason: 'target-unknown' });
         return await this.putBack(job, token, TARGET_UNKNOWN_WAIT_MS);
       }
       if (!target.baseUrl) {
