@@ -21,6 +21,8 @@ interface EndpointState {
 const STATE_TTL_MS = 5_000;
 /** A saturated endpoint where no call has finished for this long gets no more callers waiting in line. */
 const STALL_MS = 500;
+/** A busy endpoint's line is as long as it works through in this time at its recent pace. */
+const MAX_LINE_WAIT_MS = 250;
 /** Delay before a job put back for a busy or stalled endpoint looks again (plus jitter). */
 export const PUT_BACK_MS = 1_000;
 
@@ -49,8 +51,10 @@ export class EndpointRegistry implements OnModuleInit {
     this.limiter = new EndpointLimiter({
       perKey: config.WEBHOOK_ENDPOINT_CONCURRENCY,
       stallMs: STALL_MS,
-      // A healthy endpoint's backlog queues here rather than churning through Redis; a slow one's is bounded.
-      maxWaiters: Math.max(config.WEBHOOK_ENDPOINT_CONCURRENCY, Math.floor(config.WEBHOOK_CONCURRENCY / 2)),
+      // A healthy endpoint's backlog queues here rather than churning through Redis (up to every worker
+      // slot its calls do not use); a slow one's line is as short as its pace, so it cannot take them all.
+      maxWaiters: Math.max(config.WEBHOOK_ENDPOINT_CONCURRENCY, config.WEBHOOK_CONCURRENCY - config.WEBHOOK_ENDPOINT_CONCURRENCY),
+      maxLineWaitMs: MAX_LINE_WAIT_MS,
     });
   }
 

@@ -100,7 +100,7 @@ describe('CircuitBreakers', () => {
 describe('EndpointLimiter', () => {
   it('limits calls per endpoint, hands a freed slot to the next in line, and turns callers away from a stalled endpoint', async () => {
     let now = 0;
-    const limiter = new EndpointLimiter({ perKey: 2, stallMs: 500, maxWaiters: 1 }, () => now);
+    const limiter = new EndpointLimiter({ perKey: 2, stallMs: 500, maxWaiters: 1, maxLineWaitMs: 250 }, () => now);
     expect(await limiter.acquire('a', 100)).toBe(true);
     expect(await limiter.acquire('a', 100)).toBe(true);
     expect(await limiter.acquire('b', 100)).toBe(true);
@@ -119,7 +119,7 @@ describe('EndpointLimiter', () => {
   });
 
   it('turns callers already in line away as soon as the endpoint stalls, before their wait is over', async () => {
-    const limiter = new EndpointLimiter({ perKey: 1, stallMs: 30, maxWaiters: 5 });
+    const limiter = new EndpointLimiter({ perKey: 1, stallMs: 30, maxWaiters: 5, maxLineWaitMs: 250 });
     expect(await limiter.acquire('a', 10)).toBe(true);
     const started = Date.now();
     const waiting = [limiter.acquire('a', 5_000), limiter.acquire('a', 5_000)];
@@ -131,8 +131,8 @@ describe('EndpointLimiter', () => {
   });
 
   it('keeps callers in line while calls finish, however long the line waits in all', async () => {
-    const limiter = new EndpointLimiter({ perKey: 1, stallMs: 40, maxWaiters: 5 });
-    expect(await limiter.acquire('a', 10)).toBe(true);
+    const limiter = new EndpointLimiter({ perKey: 3, stallMs: 40, maxWaiters: 5, maxLineWaitMs: 250 });
+    for (let i = 0; i < 3; i++) expect(await limiter.acquire('a', 10)).toBe(true);
     const line = [limiter.acquire('a', 5_000), limiter.acquire('a', 5_000), limiter.acquire('a', 5_000)];
     // A call finishes every 25 ms (never 40 ms without progress): slow, not stalled; the last waits ~75 ms.
     for (let i = 0; i < 3; i++) {
@@ -142,8 +142,43 @@ describe('EndpointLimiter', () => {
     expect(await Promise.all(line)).toEqual([true, true, true]);
   });
 
+  it('lets an endpoint’s line grow with its pace, up to maxWaiters, and keeps a slow endpoint’s line at perKey', async () => {
+    let now = 0;
+    const limiter = new EndpointLimiter({ perKey: 2, stallMs: 10_000, maxWaiters: 10, maxLineWaitMs: 100 }, () => now);
+    const lineAllowed = async (key: string) => {
+      let waiting = 0;
+      while (waiting < 20) {
+        const answer = limiter.acquire(key, 1);
+        if ((await Promise.race([answer, Promise.resolve('waiting' as const)])) !== 'waiting') break;
+        waiting += 1;
+      }
+      now += 10; // past their wait: the callers in line give up
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return waiting;
+    };
+    // A fast endpoint: a call finishes every 2 ms.
+    for (let i = 0; i < 2; i++) await limiter.acquire('fast', 0);
+    for (let i = 0; i < 60; i++) {
+      now += 2;
+      limiter.release('fast');
+      await limiter.acquire('fast', 0);
+    }
+    expect(await lineAllowed('fast')).toBe(10); // 0.5 calls/ms × 100 ms = 50, capped at maxWaiters
+    // A slow one: a call every 200 ms.
+    for (let i = 0; i < 2; i++) await limiter.acquire('slow', 0);
+    for (let i = 0; i < 5; i++) {
+      now += 200;
+      limiter.release('slow');
+      await limiter.acquire('slow', 0);
+    }
+    expect(await lineAllowed('slow')).toBe(2); // 0.005 calls/ms × 100 ms < 1: perKey
+    // Not yet measured: perKey.
+    for (let i = 0; i < 2; i++) await limiter.acquire('new', 0);
+    expect(await lineAllowed('new')).toBe(2);
+  });
+
   it('gives up waiting after maxWaitMs', async () => {
-    const limiter = new EndpointLimiter({ perKey: 1, stallMs: 10_000, maxWaiters: 5 });
+    const limiter = new EndpointLimiter({ perKey: 1, stallMs: 10_000, maxWaiters: 5, maxLineWaitMs: 250 });
     expect(await limiter.acquire('a', 10)).toBe(true);
     expect(await limiter.acquire('a', 20)).toBe(false);
     limiter.release('a');

@@ -3,22 +3,39 @@ interface Slot {
   waiters: Array<(granted: boolean) => void>;
   /** Last time a call of this endpoint finished (or the first one started). */
   lastProgressAt: number;
+  /** The endpoint's pace: calls finished in the current window and the one before. */
+  finished: number;
+  windowStart: number;
+  previousFinished: number;
+  previousSpan: number;
 }
+
+/** Span of each of the two windows the pace is measured over. */
+const PACE_WINDOW_MS = 500;
+/** Below this much time measured, the pace is not trusted to lengthen the line. */
+const MIN_PACE_SPAN_MS = 50;
 
 export interface EndpointLimiterOptions {
   /** Calls in flight per endpoint. */
   perKey: number;
   /** A saturated endpoint with no call finishing for this long is stalled: callers are turned away at once. */
   stallMs: number;
-  /** Callers allowed to wait in line per endpoint; more are turned away at once. */
+  /** Callers allowed to wait in line per endpoint, at most; more are turned away at once. */
   maxWaiters: number;
+  /**
+   * The line is as long as the endpoint, at its recent pace, works through in this time (at least
+   * `perKey`, at most `maxWaiters`): a fast endpoint's backlog waits here instead of being put back
+   * through Redis, while a slow one cannot take the worker slots other endpoints need.
+   */
+  maxLineWaitMs: number;
 }
 
 /**
  * At most `perKey` calls in flight per endpoint in this process, so a slow integrator holds a few
- * worker slots and never all of them. A caller finding the endpoint busy waits briefly in line
- * (a healthy endpoint frees a slot within milliseconds, so its backlog flows without churn); if the
- * endpoint is or becomes stalled, or no slot comes within `maxWaitMs`, it is told no and puts its job back.
+ * worker slots and never all of them. A caller finding the endpoint busy waits briefly in line, if the
+ * line is shorter than the endpoint's pace allows (a healthy endpoint frees a slot within milliseconds,
+ * so its backlog flows without churn); if the endpoint is or becomes stalled, or no slot comes within
+ * `maxWaitMs`, it is told no and puts its job back.
  */
 export class EndpointLimiter {
   private readonly slots = new Map<string, Slot>();
@@ -31,7 +48,8 @@ export class EndpointLimiter {
   acquire(key: string, maxWaitMs: number): Promise<boolean> {
     let slot = this.slots.get(key);
     if (!slot) {
-      slot = { inFlight: 0, waiters: [], lastProgressAt: this.now() };
+      const now = this.now();
+      slot = { inFlight: 0, waiters: [], lastProgressAt: now, finished: 0, windowStart: now, previousFinished: 0, previousSpan: 0 };
       this.slots.set(key, slot);
     }
     if (slot.inFlight < this.options.perKey) {
@@ -39,7 +57,7 @@ export class EndpointLimiter {
       slot.inFlight += 1;
       return Promise.resolve(true);
     }
-    if (this.now() - slot.lastProgressAt > this.options.stallMs || maxWaitMs <= 0 || slot.waiters.length >= this.options.maxWaiters) {
+    if (this.now() - slot.lastProgressAt > this.options.stallMs || maxWaitMs <= 0 || slot.waiters.length >= this.lineLength(slot)) {
       return Promise.resolve(false);
     }
     const waiting = slot;
@@ -70,7 +88,15 @@ export class EndpointLimiter {
   release(key: string): void {
     const slot = this.slots.get(key);
     if (!slot) return;
-    slot.lastProgressAt = this.now();
+    const now = this.now();
+    slot.lastProgressAt = now;
+    slot.finished += 1;
+    if (now - slot.windowStart >= PACE_WINDOW_MS) {
+      slot.previousFinished = slot.finished;
+      slot.previousSpan = now - slot.windowStart;
+      slot.finished = 0;
+      slot.windowStart = now;
+    }
     const next = slot.waiters.shift();
     if (next) {
       next(true); // the slot passes straight to the next in line
@@ -78,6 +104,13 @@ export class EndpointLimiter {
     }
     slot.inFlight -= 1;
     if (slot.inFlight <= 0) this.slots.delete(key);
+  }
+
+  /** Callers that may wait in line now: what the endpoint finishes in `maxLineWaitMs` at its recent pace. */
+  private lineLength(slot: Slot): number {
+    const span = slot.previousSpan + (this.now() - slot.windowStart);
+    const byPace = span < MIN_PACE_SPAN_MS ? 0 : Math.floor(((slot.previousFinished + slot.finished) / span) * this.options.maxLineWaitMs);
+    return Math.min(this.options.maxWaiters, Math.max(this.options.perKey, byPace));
   }
 
   active(key: string): number {
