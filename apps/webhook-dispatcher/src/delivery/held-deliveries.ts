@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { counter } from '@availability/service-core';
+import { counter, TtlCache } from '@availability/service-core';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { holdWithJitter } from '../domain/backoff.js';
 import { MicroBatcher } from '../domain/micro-batcher.js';
@@ -39,6 +39,12 @@ export class HeldDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
     ['action'],
   );
   private sweeper?: NodeJS.Timeout;
+  /**
+   * Endpoints whose trial job this process scheduled, until it is due: an endpoint getting events
+   * every few milliseconds then costs no Redis call per event. Should the trial have run meanwhile
+   * (and found nothing held yet), the sweep schedules another.
+   */
+  private readonly scheduled = new TtlCache<string, true>(100_000);
 
   constructor(
     private readonly repository: DeliveriesRepository,
@@ -67,7 +73,7 @@ export class HeldDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
    */
   async heldAtIntake(deliveries: Array<{ organisationId: string; trialInMs: number }>): Promise<void> {
     if (deliveries.length === 0) return;
-    await this.queue.scheduleTrials(earliestTrials(deliveries));
+    await this.scheduleTrials(deliveries);
     this.transitions.inc({ action: 'held' }, deliveries.length);
   }
 
@@ -100,9 +106,16 @@ export class HeldDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async write(items: Hold[]): Promise<void[]> {
     await this.repository.hold(items);
-    await this.queue.scheduleTrials(earliestTrials(items));
+    await this.scheduleTrials(items);
     this.transitions.inc({ action: 'held' }, items.length);
     return items.map(() => undefined);
+  }
+
+  private async scheduleTrials(deliveries: Array<{ organisationId: string; trialInMs: number }>): Promise<void> {
+    const trials = earliestTrials(deliveries.filter((d) => !this.scheduled.get(d.organisationId)));
+    if (trials.length === 0) return;
+    await this.queue.scheduleTrials(trials);
+    for (const { organisationId, delayMs } of trials) this.scheduled.set(organisationId, true, delayMs);
   }
 
   private async sweep(): Promise<void> {
