@@ -131,12 +131,13 @@ describe('EndpointLimiter', () => {
   });
 
   it('keeps callers in line while calls finish, however long the line waits in all', async () => {
-    const limiter = new EndpointLimiter({ perKey: 3, stallMs: 40, maxWaiters: 5, maxLineWaitMs: 250 });
+    let now = 0;
+    const limiter = new EndpointLimiter({ perKey: 3, stallMs: 40, maxWaiters: 5, maxLineWaitMs: 250 }, () => now);
     for (let i = 0; i < 3; i++) expect(await limiter.acquire('a', 10)).toBe(true);
     const line = [limiter.acquire('a', 5_000), limiter.acquire('a', 5_000), limiter.acquire('a', 5_000)];
-    // A call finishes every 25 ms (never 40 ms without progress): slow, not stalled; the last waits ~75 ms.
+    // A call finishes every 25 ms (never 40 ms without progress): slow, not stalled; the last waits 75 ms.
     for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      now += 25;
       limiter.release('a');
     }
     expect(await Promise.all(line)).toEqual([true, true, true]);
@@ -172,8 +173,11 @@ describe('EndpointLimiter', () => {
       await limiter.acquire('slow', 0);
     }
     expect(await lineAllowed('slow')).toBe(2); // 0.005 calls/ms × 100 ms < 1: perKey
-    // Not yet measured: perKey.
+    // Not measured yet: taken to be fast.
     for (let i = 0; i < 2; i++) await limiter.acquire('new', 0);
+    expect(await lineAllowed('new')).toBe(10);
+    // Busy for a while with nothing finishing: perKey (and soon stalled).
+    now += 100;
     expect(await lineAllowed('new')).toBe(2);
   });
 

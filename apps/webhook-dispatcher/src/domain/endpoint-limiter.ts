@@ -12,7 +12,7 @@ interface Slot {
 
 /** Span of each of the two windows the pace is measured over. */
 const PACE_WINDOW_MS = 500;
-/** Below this much time measured, the pace is not trusted to lengthen the line. */
+/** Below this much time measured, the pace is not known yet: the line may be as long as `maxWaiters`. */
 const MIN_PACE_SPAN_MS = 50;
 
 export interface EndpointLimiterOptions {
@@ -25,7 +25,8 @@ export interface EndpointLimiterOptions {
   /**
    * The line is as long as the endpoint, at its recent pace, works through in this time (at least
    * `perKey`, at most `maxWaiters`): a fast endpoint's backlog waits here instead of being put back
-   * through Redis, while a slow one cannot take the worker slots other endpoints need.
+   * through Redis, while a slow one cannot take the worker slots other endpoints need. Until its pace
+   * is known (its first 50 ms busy) an endpoint is taken to be fast: a put-back costs a second or two.
    */
   maxLineWaitMs: number;
 }
@@ -109,7 +110,8 @@ export class EndpointLimiter {
   /** Callers that may wait in line now: what the endpoint finishes in `maxLineWaitMs` at its recent pace. */
   private lineLength(slot: Slot): number {
     const span = slot.previousSpan + (this.now() - slot.windowStart);
-    const byPace = span < MIN_PACE_SPAN_MS ? 0 : Math.floor(((slot.previousFinished + slot.finished) / span) * this.options.maxLineWaitMs);
+    if (span < MIN_PACE_SPAN_MS) return this.options.maxWaiters;
+    const byPace = Math.floor(((slot.previousFinished + slot.finished) / span) * this.options.maxLineWaitMs);
     return Math.min(this.options.maxWaiters, Math.max(this.options.perKey, byPace));
   }
 
