@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Redis } from 'ioredis';
 
 export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** An event as stored in the stream, with the headers the outbox relay sets. */
 export interface StoredEvent {
@@ -25,6 +27,7 @@ export interface TestEventNamespace {
   env: Record<string, string>;
   /** Every message stored in the stream so far, optionally only one subject (without prefix). */
   messages(subject?: string): Promise<Array<StoredEvent>>;
+  /** Deletes the stream and the queues' keys in Redis (jobs a suite left delayed or failed). */
   dispose(): Promise<void>;
 }
 
@@ -69,6 +72,25 @@ export async function createTestEventNamespace(): Promise<TestEventNamespace> {
     async dispose() {
       await jsm.streams.delete(stream).catch(() => undefined);
       await nc.close();
+      await deleteKeys(`test_${id}:*`);
     },
   };
+}
+
+/** Best effort: a suite whose Redis is gone has nothing to clean up. */
+async function deleteKeys(pattern: string): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } catch {
+    // left for Redis to keep; they belong to no running service
+  } finally {
+    redis.disconnect();
+  }
 }
