@@ -278,6 +278,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         break;
     }
 
+    const circuitWasOpen = this.endpoints.breakers.isOpen(org);
     // Endpoint health is bookkeeping: its failure must not turn a delivered webhook into a retry.
     // It comes before the attempt is logged, so that the failure which disables an endpoint ends its delivery too.
     try {
@@ -311,6 +312,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
     this.outcomes.inc({ outcome: status });
     this.callDurations.observe(durationMs / 1000);
+    if (status === 'succeeded' && circuitWasOpen) {
+      // This process's half-open call got through: what was held for the endpoint goes now, not at its
+      // trial job. Only after the attempt is logged, so the delivery just made is no longer held.
+      this.held.release(org).catch((error: Error) => this.logger.warn(`release of ${org}: ${error.message}`));
+    }
 
     return { status, retryInMs, reason: errorMessage ?? 'failed' };
   }
