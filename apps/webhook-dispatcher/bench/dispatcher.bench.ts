@@ -89,6 +89,12 @@ export interface Report {
     /** Over all of the runs (absent without /proc). */
     dispatcherCpuMsPerDelivery?: number;
   };
+  /**
+   * What one event published on its own costs the machine, by process (CPU ms per event), at
+   * `hangingRate` events per second with nothing else running: to an endpoint that hangs (held after
+   * its circuit opened) and to one that answers. Absent without /proc.
+   */
+  trickle?: { rate: number; hanging: Record<string, number>; answering: Record<string, number> };
   baseline: { bareUndiciPerSecond: number; ratio: number };
   targets: Array<{ name: string; pass: boolean; detail: string }>;
 }
@@ -251,6 +257,7 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
     const harness: Harness = { receiver, databaseUrl: database.url, org, publish, publishMany, waitFor };
     const isolation = await runIsolation(harness, o);
     const backlog = await runBacklog(harness, o, isolation.healthyAlonePerSecond.slice(-2));
+    const trickle = await runTrickleCost(harness, o);
 
     // 5. Baseline: bare undici POSTs to the same receiver, same concurrency, no queue, no log, no signing.
     const agent = new Agent({ connections: o.concurrency, keepAliveTimeout: 30_000 });
@@ -276,6 +283,7 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
       latency,
       isolation,
       backlog,
+      trickle,
       baseline,
       targets: [
         { name: 'throughput ≥ 1,500 deliveries/s', pass: throughput.perSecond >= 1_500, detail: `${throughput.perSecond}/s` },
@@ -404,6 +412,32 @@ async function runBacklog(h: Harness, o: DispatcherBenchOptions, aloneBefore: nu
   };
 }
 
+/** Seconds of each trickle measurement, after the onset (the hanging endpoint's calls timing out, its circuit opening). */
+const TRICKLE_SECONDS = 8;
+const TRICKLE_ONSET_MS = 3_000;
+
+/**
+ * Why any second endpoint's traffic costs a healthy one on this machine: events published one at a
+ * time pay per-message costs (a NATS publish and ack, a PostgreSQL statement and commit, the event
+ * loop's wake-ups) that the healthy endpoint's batches of 200 share. Measured alone, per event.
+ */
+async function runTrickleCost(h: Harness, o: DispatcherBenchOptions): Promise<Report['trickle']> {
+  const measure = async (organisationId: string) => {
+    const t0 = performance.now();
+    const until = t0 + TRICKLE_ONSET_MS + TRICKLE_SECONDS * 1000;
+    const publishing = publishAtRate(h, organisationId, o.hangingRate, t0, until);
+    await sleep(TRICKLE_ONSET_MS);
+    const stopCpu = measureCpu();
+    await publishing;
+    await sleep(200); // the last events' writes and acks
+    const usage = await stopCpu(() => classifyProcesses(h.databaseUrl));
+    return perDelivery(usage, o.hangingRate * TRICKLE_SECONDS);
+  };
+  const hanging = await measure(h.org('hang'));
+  const answering = await measure(h.org('trickle'));
+  return hanging && answering ? { rate: o.hangingRate, hanging, answering } : undefined;
+}
+
 /**
  * One run: batches of 200 healthy events for `seconds`, next to `load`, then waits for all of them
  * to arrive so that runs do not overlap. Each run has a fresh hanging organisation: its circuit closed.
@@ -523,6 +557,7 @@ export function formatReport(report: Report): string {
     [`latency at ${report.latency.rate} events/s`, `p50 ${report.latency.p50Ms} ms, p99 ${report.latency.p99Ms} ms, max ${report.latency.maxMs} ms (${report.latency.events} events)`],
     ...isolationRows(report.isolation),
     ...backlogRows(report.backlog),
+    ...trickleRows(report),
     ['bare undici POST loop', `${report.baseline.bareUndiciPerSecond} requests/s (ours/bare = ${report.baseline.ratio})`],
     ...report.targets.map((t): [string, string] => [`target: ${t.name}`, `${t.pass ? 'PASS' : 'MISS'} (${t.detail})`]),
   ];
@@ -545,6 +580,15 @@ function isolationRows(i: Report['isolation']): Array<[string, string]> {
     [`  next to hanging at ${i.hangingRate}/s`, cpu ? cpu.withHanging.join(', ') : NOT_MEASURED],
     [`  next to answering at ${i.hangingRate}/s`, cpu ? cpu.withAnswering.join(', ') : NOT_MEASURED],
     ['  next to hanging at 1 in 5', cpu ? String(cpu.share) : NOT_MEASURED],
+  ];
+}
+
+function trickleRows(report: Report): Array<[string, string]> {
+  const t = report.trickle;
+  const format = (costs: Record<string, number>) => Object.entries(costs).map(([group, ms]) => `${group} ${ms}`).join(', ');
+  return [
+    ['CPU ms per event published alone, to a hanging endpoint', t ? `${format(t.hanging)} (${t.rate}/s)` : NOT_MEASURED],
+    ['  to an answering endpoint', t ? format(t.answering) : NOT_MEASURED],
   ];
 }
 
