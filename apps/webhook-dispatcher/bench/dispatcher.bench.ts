@@ -550,9 +550,7 @@ export function formatReport(report: Report): string {
     ['throughput (burst, one endpoint)', `${report.throughput.perSecond} deliveries/s (${report.throughput.events} in ${report.throughput.seconds} s)`],
     [
       'CPU ms per delivery in the burst',
-      Object.entries(report.throughput.cpuMsPerDelivery ?? {})
-        .map(([group, ms]) => `${group} ${ms}`)
-        .join(', ') || NOT_MEASURED,
+      formatCosts(report.throughput.cpuMsPerDelivery ?? {}) || NOT_MEASURED,
     ],
     [`latency at ${report.latency.rate} events/s`, `p50 ${report.latency.p50Ms} ms, p99 ${report.latency.p99Ms} ms, max ${report.latency.maxMs} ms (${report.latency.events} events)`],
     ...isolationRows(report.isolation),
@@ -583,12 +581,18 @@ function isolationRows(i: Report['isolation']): Array<[string, string]> {
   ];
 }
 
+/** `dispatcher 0.3, redis 0.09, ...`: CPU ms per process group. */
+function formatCosts(costs: Record<string, number>): string {
+  return Object.entries(costs)
+    .map(([group, ms]) => `${group} ${ms}`)
+    .join(', ');
+}
+
 function trickleRows(report: Report): Array<[string, string]> {
   const t = report.trickle;
-  const format = (costs: Record<string, number>) => Object.entries(costs).map(([group, ms]) => `${group} ${ms}`).join(', ');
   return [
-    ['CPU ms per event published alone, to a hanging endpoint', t ? `${format(t.hanging)} (${t.rate}/s)` : NOT_MEASURED],
-    ['  to an answering endpoint', t ? format(t.answering) : NOT_MEASURED],
+    ['CPU ms per event published alone, to a hanging endpoint', t ? `${formatCosts(t.hanging)} (${t.rate}/s)` : NOT_MEASURED],
+    ['  to an answering endpoint', t ? formatCosts(t.answering) : NOT_MEASURED],
   ];
 }
 
