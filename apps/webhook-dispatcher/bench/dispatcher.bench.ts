@@ -555,7 +555,7 @@ export function formatReport(report: Report): string {
     [`latency at ${report.latency.rate} events/s`, `p50 ${report.latency.p50Ms} ms, p99 ${report.latency.p99Ms} ms, max ${report.latency.maxMs} ms (${report.latency.events} events)`],
     ...isolationRows(report.isolation),
     ...backlogRows(report.backlog),
-    ...trickleRows(report),
+    ...trickleRows(report.trickle),
     ['bare undici POST loop', `${report.baseline.bareUndiciPerSecond} requests/s (ours/bare = ${report.baseline.ratio})`],
     ...report.targets.map((t): [string, string] => [`target: ${t.name}`, `${t.pass ? 'PASS' : 'MISS'} (${t.detail})`]),
   ];
@@ -588,8 +588,7 @@ function formatCosts(costs: Record<string, number>): string {
     .join(', ');
 }
 
-function trickleRows(report: Report): Array<[string, string]> {
-  const t = report.trickle;
+function trickleRows(t: Report['trickle']): Array<[string, string]> {
   return [
     ['CPU ms per event published alone, to a hanging endpoint', t ? `${formatCosts(t.hanging)} (${t.rate}/s)` : NOT_MEASURED],
     ['  to an answering endpoint', t ? formatCosts(t.answering) : NOT_MEASURED],
