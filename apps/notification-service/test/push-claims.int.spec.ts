@@ -28,7 +28,9 @@ beforeAll(async () => {
   push = new PushRepository(dataSource);
   targets = [];
   for (let i = 0; i < 40; i++) {
-    const { device } = await devices.upsert(`worker-${i % 10}`, `token-${i}-abcdefghijklmnop`, 'android', '1');
+    const registration = await devices.upsert(`worker-${i % 10}`, `token-${i}-abcdefghijklmnop`, 'android', '1');
+    if (registration.taken) throw new Error('a fresh token cannot be taken');
+    const { device } = registration;
     targets.push({ d: device.id, w: device.workerId, k: 'offer.created' });
   }
 });

@@ -86,8 +86,8 @@ function created(workerIds: string[], title = 'Night pickers'): OfferCreatedEven
 }
 
 describe('device registry (worker app)', () => {
-  it('registers idempotently by token, lists, moves a token to its new worker, and deletes', async () => {
-    const [a, b] = [workers[4], workers[5]];
+  it('registers idempotently by token, lists, and deletes', async () => {
+    const a = workers[4];
     const token = newToken('registry');
     const first = await call<{ id: string; platform: string; token: string }>(service, 'PUT', '/worker/devices', a.token, { token, platform: 'ios', appVersion: '1.0.0' });
     expect(first.status).toBe(201);
@@ -102,17 +102,36 @@ describe('device registry (worker app)', () => {
     const listed = await call<{ devices: Array<{ id: string }> }>(service, 'GET', '/worker/devices', a.token);
     expect(listed.json.devices.map((d) => d.id).sort()).toEqual([first.json.id, second].sort());
 
-    // The phone changes hands: the same token registered by b now belongs to b only.
-    const moved = await call<{ id: string }>(service, 'PUT', '/worker/devices', b.token, { token, platform: 'ios', appVersion: '1.0.1' });
-    expect(moved.status).toBe(200);
-    expect((await call<{ devices: Array<{ id: string }> }>(service, 'GET', '/worker/devices', a.token)).json.devices.map((d) => d.id)).toEqual([second]);
-    expect((await call<{ devices: Array<{ id: string }> }>(service, 'GET', '/worker/devices', b.token)).json.devices.map((d) => d.id)).toEqual([first.json.id]);
-
-    // a cannot delete b's device; b can.
+    expect((await call(service, 'DELETE', `/worker/devices/${first.json.id}`, a.token)).status).toBe(204);
     expect((await call(service, 'DELETE', `/worker/devices/${first.json.id}`, a.token)).status).toBe(404);
-    expect((await call(service, 'DELETE', `/worker/devices/${first.json.id}`, b.token)).status).toBe(204);
-    expect((await call(service, 'DELETE', `/worker/devices/${first.json.id}`, b.token)).status).toBe(404);
     expect((await call(service, 'DELETE', `/worker/devices/${second}`, a.token)).status).toBe(204);
+  });
+
+  it("never hands one worker's device token to another worker, of this or another organisation, until it is released", async () => {
+    const [owner, coworker] = [workers[4], workers[5]];
+    const rivalOrganisation = await platform.admin.createOrganisation(`Rival ${randomBytes(3).toString('hex')}`, 'agency');
+    const [rival] = await platform.admin.createWorkers(rivalOrganisation.id, [{ name: 'Rival worker' }]);
+    const token = newToken('owned');
+    const registered = await call<{ id: string }>(service, 'PUT', '/worker/devices', owner.token, { token, platform: 'android', appVersion: '1.0.0' });
+    expect(registered.status).toBe(201);
+
+    for (const other of [rival, coworker]) {
+      const refused = await call<{ type: string; status: number; errors?: Record<string, string[]> }>(service, 'PUT', '/worker/devices', other.token, {
+        token,
+        platform: 'ios',
+        appVersion: '9.9.9',
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.json.type).toMatch(/\/device-token-taken$/);
+      expect((await call<{ devices: unknown[] }>(service, 'GET', '/worker/devices', other.token)).json.devices).toEqual([]);
+    }
+    // The owner keeps the device exactly as registered.
+    const owned = await call<{ devices: Array<{ id: string; platform: string; appVersion: string }> }>(service, 'GET', '/worker/devices', owner.token);
+    expect(owned.json.devices).toEqual([expect.objectContaining({ id: registered.json.id, platform: 'android', appVersion: '1.0.0' })]);
+
+    // Released on sign-out, the token may be registered by whoever holds the phone next.
+    expect((await call(service, 'DELETE', `/worker/devices/${registered.json.id}`, owner.token)).status).toBe(204);
+    expect((await call(service, 'PUT', '/worker/devices', coworker.token, { token, platform: 'android' })).status).toBe(201);
   });
 
   it('rejects bad bodies and missing or invalid worker tokens', async () => {

@@ -27,23 +27,37 @@ export function affectedRows(result: unknown): number {
 
 const COLUMNS = `id, worker_id AS "workerId", token, platform, app_version AS "appVersion", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-/** Workers' FCM registration tokens. A token belongs to at most one worker (the last to register it). */
+/**
+ * Workers' FCM registration tokens. A token belongs to the one worker who registered it until that
+ * worker releases it (sign-out) or FCM reports it dead: another worker registering it is refused, so
+ * nobody can take over someone else's pushes by presenting their token (docs in the service README).
+ */
 @Injectable()
 export class DevicesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Registers a token, or moves it (to this worker, platform, version). `created` is false for an update. */
-  async upsert(workerId: string, token: string, platform: DevicePlatform, appVersion: string): Promise<{ device: DeviceRow; created: boolean }> {
+  /**
+   * Registers a token, or updates this worker's registration of it (platform, version): `created` is
+   * false for an update. `taken` when another worker holds the token; nothing is changed then.
+   */
+  async upsert(
+    workerId: string,
+    token: string,
+    platform: DevicePlatform,
+    appVersion: string,
+  ): Promise<{ taken: true } | { taken: false; device: DeviceRow; created: boolean }> {
     const rows: Array<DeviceRow & { created: boolean }> = await this.dataSource.query(
       `INSERT INTO notifications.device (id, worker_id, token, token_hash, platform, app_version)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (token_hash) DO UPDATE
-         SET worker_id = EXCLUDED.worker_id, platform = EXCLUDED.platform, app_version = EXCLUDED.app_version, updated_at = now()
+         SET platform = EXCLUDED.platform, app_version = EXCLUDED.app_version, updated_at = now()
+         WHERE device.worker_id = EXCLUDED.worker_id
        RETURNING ${COLUMNS}, (xmax = 0) AS created`,
       [randomUUID(), workerId, token, tokenHash(token), platform, appVersion],
     );
+    if (rows.length === 0) return { taken: true };
     const { created, ...device } = rows[0];
-    return { device, created };
+    return { taken: false, device, created };
   }
 
   async forWorker(workerId: string): Promise<DeviceRow[]> {

@@ -40,13 +40,20 @@ export class WorkerDevicesController {
   constructor(private readonly devices: DevicesRepository) {}
 
   @Put()
-  @ApiOperation({ summary: 'Register this device’s FCM token (idempotent; a token registered by another worker moves to me)' })
+  @ApiOperation({ summary: 'Register this device’s FCM token (idempotent)' })
   @ApiResponse({ status: 201, description: 'Registered' })
   @ApiResponse({ status: 200, description: 'Already registered; platform and version updated' })
+  @ApiResponse({ status: 409, description: 'Another worker holds this token: the app gets a new FCM token (deleteToken, then getToken) and registers that' })
   async register(@CurrentWorker() workerId: string, @Body() dto: RegisterDeviceDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<DeviceView> {
-    const { device, created } = await this.devices.upsert(workerId, dto.token, dto.platform, dto.appVersion ?? '');
-    reply.status(created ? 201 : 200);
-    return view(device);
+    const registration = await this.devices.upsert(workerId, dto.token, dto.platform, dto.appVersion ?? '');
+    if (registration.taken) {
+      throw ProblemException.conflict(
+        'device-token-taken',
+        'This FCM token is registered to another worker. Sign that worker out on the device, or get a new token (deleteToken, then getToken) and register it.',
+      );
+    }
+    reply.status(registration.created ? 201 : 200);
+    return view(registration.device);
   }
 
   @Get()
