@@ -146,8 +146,11 @@ export async function runSuggestionsBench(options: SuggestionsBenchOptions = DEF
   const rows: BenchRow[] = [];
   try {
     const url = platform.url('contact-directory');
-    await setUpIntegrators(platform, stubs);
+    const integratorIds = await setUpIntegrators(platform, stubs);
     const hirer = await platform.admin.createOrganisation('Bench Hirer', 'hirer');
+    const hirerAdmin = await platform.admin.createUser(hirer.id, { email: 'admin@bench.example', name: 'Admin', role: 'admin' });
+    const adminPortal = new PortalClient(url, (await issuePortalUserToken(url, TEST_ADMIN_TOKEN, hirerAdmin.id)).token);
+    for (const id of integratorIds) await adminPortal.chooseSuggestionProvider(id, true);
     const user = await platform.admin.createUser(hirer.id, { email: 'hirer@bench.example', name: 'Hirer', role: 'member' });
     const token = (await issuePortalUserToken(url, TEST_ADMIN_TOKEN, user.id)).token;
     const portal = new PortalClient(url, token);

@@ -8,6 +8,7 @@ import { DirectoryAdminService } from './admin/directory-admin.service.js';
 import { CompanyProfileController } from './company-profile/company-profile.controller.js';
 import { CompanyProfileService } from './company-profile/company-profile.service.js';
 import { outboundProviders } from './company-profile/outbound.providers.js';
+import { WebhookTargetChanges } from './company-profile/webhook-target-changes.js';
 import { ContactDirectoryConfig } from './config/contact-directory.config.js';
 import { ContactsController } from './contacts/contacts.controller.js';
 import { ContactsService } from './contacts/contacts.service.js';
@@ -19,6 +20,7 @@ import { InvitationsService } from './invitations/invitations.service.js';
 import { DirectoryResponder } from './messaging/directory-responder.js';
 import { CreateDirectory1763900000000 } from './migrations/1763900000000-create-directory.js';
 import { PortalAndContacts1764000000000 } from './migrations/1764000000000-portal-and-contacts.js';
+import { SuggestionProviderConsent1764300000000 } from './migrations/1764300000000-suggestion-provider-consent.js';
 import { PortalUserGuard } from './portal/portal-auth.guard.js';
 import { PortalRepository } from './portal/portal.repository.js';
 import { SuggestionsController } from './suggestions/suggestions.controller.js';
@@ -37,7 +39,12 @@ export class ContactDirectoryModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: DIRECTORY_SCHEMA,
-          migrations: [CreateDirectory1763900000000, PortalAndContacts1764000000000, outboxTraceIdMigration(DIRECTORY_SCHEMA, 1764200000000)],
+          migrations: [
+            CreateDirectory1763900000000,
+            PortalAndContacts1764000000000,
+            outboxTraceIdMigration(DIRECTORY_SCHEMA, 1764200000000),
+            SuggestionProviderConsent1764300000000,
+          ],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),
@@ -65,6 +72,7 @@ export class ContactDirectoryModule {
         AdminAuthGuard,
         PortalUserGuard,
         ...outboundProviders,
+        WebhookTargetChanges,
         CompanyProfileService,
         SuggestionsService,
         InvitationsService,

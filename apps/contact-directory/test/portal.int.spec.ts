@@ -488,8 +488,8 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
         suggestion('shared@example.com', [rating(2)]),
       ]);
 
-      const listed = await call<{ providers: Array<{ organisationId: string; name: string }> }>('GET', '/portal/suggestion-providers', hirer.member.token);
-      for (const mode of modes) expect(listed.body.providers).toContainEqual({ organisationId: providers[mode].id, name: `Provider ${mode}` });
+      const listed = await call<{ providers: Array<{ organisationId: string; name: string; enabled: boolean }> }>('GET', '/portal/suggestion-providers', hirer.member.token);
+      for (const mode of modes) expect(listed.body.providers).toContainEqual({ organisationId: providers[mode].id, name: `Provider ${mode}`, enabled: false });
 
       const started = Date.now();
       const result = await call<{
@@ -522,7 +522,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
         expect(received.verified).toBe(true);
       }
 
-      // Without organisationIds every provider is asked; an unknown id is reported, not fatal.
+      // An unknown id is reported, not fatal.
       const stranger = randomUUID();
       const some = await call<{ providers: Array<{ organisationId: string; status: string }> }>('POST', '/portal/contact-suggestions/search', hirer.member.token, {
         organisationIds: [providers.healthy.id, stranger],
@@ -532,13 +532,108 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
         expect.objectContaining({ organisationId: stranger, status: 'error' }),
       ]);
       expect(JSON.parse(stub.of('healthy-s', '/contact-suggestions').at(-1)?.body ?? '')).toEqual({ userEmailAddresses: [hirer.member.email] });
-      const all = await call<{ providers: Array<{ organisationId: string }> }>('POST', '/portal/contact-suggestions/search', hirer.member.token, {});
-      for (const mode of modes) expect(all.body.providers.map((p) => p.organisationId)).toContain(providers[mode].id);
+      // Without organisationIds only the providers the hirer's organisation enabled are asked.
+      expect((await call('PUT', `/portal/suggestion-providers/${providers.healthy.id}`, hirer.admin.token, { enabled: true })).status).toBe(200);
+      const enabledOnly = await call<{ providers: Array<{ organisationId: string }> }>('POST', '/portal/contact-suggestions/search', hirer.member.token, {});
+      expect(enabledOnly.body.providers.map((p) => p.organisationId)).toEqual([providers.healthy.id]);
 
       expect(Object.keys(expectProblem(await call('POST', '/portal/contact-suggestions/search', hirer.member.token, { filter: 'x'.repeat(201) }), 400).errors ?? {})).toEqual(['filter']);
       expect(
         Object.keys(expectProblem(await call('POST', '/portal/contact-suggestions/search', hirer.member.token, { organisationIds: ['nope'] }), 400).errors ?? {}),
       ).toEqual(['organisationIds[0]']);
+    });
+  });
+
+  describe('suggestion providers: who may answer, and who is asked', () => {
+    interface ProviderEntry {
+      organisationId: string;
+      name: string;
+      enabled: boolean;
+    }
+    const providerList = async (org: Org) =>
+      (await call<{ providers: ProviderEntry[] }>('GET', '/portal/suggestion-providers', org.member.token)).body.providers;
+    const searchCalls = (mode: string) => stub.of(mode, '/contact-suggestions').length;
+
+    it('lets an organisation answer searches only when it is an integrator or an operator approved it', async () => {
+      const agency = await organisation('Unapproved Agency', 'agency');
+      const hirer = await organisation('Curious Hirer');
+      expect((await setUp(agency, 'agency-p')).status).toBe(200);
+
+      const refused = expectProblem(await call('PUT', '/portal/company-profile/suggestions', agency.admin.token, { enabled: true }), 403);
+      expect(refused.type).toMatch(/\/suggestion-provider-not-approved$/);
+      expect((await providerList(hirer)).map((p) => p.organisationId)).not.toContain(agency.id);
+
+      expectProblem(await admin('PUT', `/admin/organisations/${agency.id}/suggestion-provider`, { approved: 'yes' }), 400);
+      expectProblem(await admin('PUT', `/admin/organisations/${randomUUID()}/suggestion-provider`, { approved: true }), 404);
+      expectProblem(await call('PUT', `/admin/organisations/${agency.id}/suggestion-provider`, agency.admin.token, { approved: true }), 401);
+      const approved = await admin<{ organisationId: string; suggestionProviderApproved: boolean }>('PUT', `/admin/organisations/${agency.id}/suggestion-provider`, {
+        approved: true,
+      });
+      expect(approved.status).toBe(200);
+      expect(approved.body).toMatchObject({ organisationId: agency.id, suggestionProviderApproved: true });
+      expect((await call<Profile>('PUT', '/portal/company-profile/suggestions', agency.admin.token, { enabled: true })).body.suggestionsEnabled).toBe(true);
+      expect(await providerList(hirer)).toContainEqual({ organisationId: agency.id, name: 'Unapproved Agency', enabled: false });
+
+      // Chosen explicitly, it is asked; once the approval is withdrawn it is neither listed nor asked.
+      const before = searchCalls('agency-p');
+      const asked = await call<{ providers: Array<{ organisationId: string; status: string }> }>('POST', '/portal/contact-suggestions/search', hirer.member.token, {
+        organisationIds: [agency.id],
+      });
+      expect(asked.body.providers).toEqual([expect.objectContaining({ organisationId: agency.id, status: 'ok' })]);
+      expect(searchCalls('agency-p')).toBe(before + 1);
+
+      expect((await admin('PUT', `/admin/organisations/${agency.id}/suggestion-provider`, { approved: false })).status).toBe(200);
+      expect((await providerList(hirer)).map((p) => p.organisationId)).not.toContain(agency.id);
+      const notAsked = await call<{ providers: Array<{ organisationId: string; status: string }> }>('POST', '/portal/contact-suggestions/search', hirer.member.token, {
+        organisationIds: [agency.id],
+      });
+      expect(notAsked.body.providers).toEqual([expect.objectContaining({ organisationId: agency.id, status: 'error' })]);
+      expect(searchCalls('agency-p')).toBe(before + 1);
+    });
+
+    it("sends a search without chosen providers only to the providers the hirer's organisation enabled", async () => {
+      const hirer = await organisation('Careful Hirer');
+      const [first, second] = [await organisation('Provider One', 'integrator'), await organisation('Provider Two', 'integrator')];
+      for (const [org, mode] of [
+        [first, 'one-p'],
+        [second, 'two-p'],
+      ] as const) {
+        expect((await setUp(org, mode)).status).toBe(200);
+        expect((await call('PUT', '/portal/company-profile/suggestions', org.admin.token, { enabled: true })).status).toBe(200);
+      }
+      const calls = () => [searchCalls('one-p'), searchCalls('two-p')];
+      const start = calls();
+
+      // Nothing enabled yet: nobody is asked, so no e-mail address leaves the platform.
+      const none = await call<{ providers: unknown[]; suggestions: unknown[] }>('POST', '/portal/contact-suggestions/search', hirer.member.token, { filter: 'x' });
+      expect(none.status).toBe(200);
+      expect(none.body).toEqual({ providers: [], suggestions: [] });
+      expect(calls()).toEqual(start);
+
+      // Only an admin of the hirer's organisation chooses; only real providers can be chosen.
+      expectProblem(await call('PUT', `/portal/suggestion-providers/${first.id}`, hirer.member.token, { enabled: true }), 403);
+      expectProblem(await call('PUT', `/portal/suggestion-providers/${randomUUID()}`, hirer.admin.token, { enabled: true }), 404);
+      expectProblem(await call('PUT', `/portal/suggestion-providers/${hirer.id}`, hirer.admin.token, { enabled: true }), 404);
+      expectProblem(await call('PUT', `/portal/suggestion-providers/${first.id}`, hirer.admin.token, { enabled: 1 }), 400);
+      const enabled = await call<ProviderEntry>('PUT', `/portal/suggestion-providers/${first.id}`, hirer.admin.token, { enabled: true });
+      expect(enabled.status).toBe(200);
+      expect(enabled.body).toEqual({ organisationId: first.id, name: 'Provider One', enabled: true });
+      expect(await providerList(hirer)).toEqual(
+        expect.arrayContaining([
+          { organisationId: first.id, name: 'Provider One', enabled: true },
+          { organisationId: second.id, name: 'Provider Two', enabled: false },
+        ]),
+      );
+      // Another organisation's choice is its own.
+      expect((await providerList(await organisation('Bystander'))).find((p) => p.organisationId === first.id)?.enabled).toBe(false);
+
+      const searched = await call<{ providers: Array<{ organisationId: string }> }>('POST', '/portal/contact-suggestions/search', hirer.member.token, { filter: 'x' });
+      expect(searched.body.providers.map((p) => p.organisationId)).toEqual([first.id]);
+      expect(calls()).toEqual([start[0] + 1, start[1]]);
+
+      expect((await call<ProviderEntry>('PUT', `/portal/suggestion-providers/${first.id}`, hirer.admin.token, { enabled: false })).body.enabled).toBe(false);
+      expect((await call<{ providers: unknown[] }>('POST', '/portal/contact-suggestions/search', hirer.member.token, {})).body.providers).toEqual([]);
+      expect(calls()).toEqual([start[0] + 1, start[1]]);
     });
   });
 

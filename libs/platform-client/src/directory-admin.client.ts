@@ -39,6 +39,11 @@ export class DirectoryAdminClient {
     return (await this.call<CreatedOrganisation>('POST', '/admin/organisations', { name, kind }, 201)).json;
   }
 
+  /** An operator vouches for an organisation as a contact-suggestion provider (integrators are by kind). */
+  async approveSuggestionProvider(organisationId: string, approved = true): Promise<void> {
+    await this.call('PUT', `/admin/organisations/${organisationId}/suggestion-provider`, { approved }, 200);
+  }
+
   async createApiKey(organisationId: string, name?: string): Promise<{ id: string; key: string }> {
     return (await this.call<{ id: string; key: string }>('POST', `/admin/organisations/${organisationId}/api-keys`, { name }, 201)).json;
   }

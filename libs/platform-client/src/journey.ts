@@ -127,6 +127,8 @@ export class Journey {
     const admin = new DirectoryAdminClient(this.env.urls.contactDirectory, this.env.adminToken);
     const name = `Journey Staffing ${new Date().toISOString().slice(0, 19)}`;
     this.org = await seedOrganisation(admin, { name, workers: WORKERS, userEmail: `boss+${Date.now()}@journey.example` });
+    // The organisation is also its own integrator and offers contact suggestions: an operator vouches for it.
+    await admin.approveSuggestionProvider(this.org.organisation.id);
     this.sender = new OffersClient(this.env.urls.offersApi, this.org.apiKey);
     const portalToken = await issuePortalUserToken(this.env.urls.contactDirectory, this.env.adminToken, this.org.user.id);
     this.portal = new PortalClient(this.env.urls.contactDirectory, portalToken.token);
@@ -265,7 +267,8 @@ export class Journey {
   private async invite(): Promise<void> {
     await this.portal.setSuggestionsEnabled(true);
     this.inviteMailsBefore = await this.env.mailCount(SUGGESTED_CONTACT.emailAddress);
-    const search = await this.portal.searchSuggestions({ organisationIds: [this.org.organisation.id] });
+    await this.portal.chooseSuggestionProvider(this.org.organisation.id, true);
+    const search = await this.portal.searchSuggestions({});
     ok(
       search.suggestions.some((s) => s.emailAddress === SUGGESTED_CONTACT.emailAddress),
       `the integrator suggests ${SUGGESTED_CONTACT.emailAddress}: ${JSON.stringify(search)}`,

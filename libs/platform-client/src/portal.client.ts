@@ -34,6 +34,13 @@ export interface SuggestionProviderOutcome {
   error?: string;
 }
 
+export interface SuggestionProviderChoice {
+  organisationId: string;
+  name: string;
+  /** Searches of my organisation that name no provider go to this one. */
+  enabled: boolean;
+}
+
 export interface SuggestionsSearchResult {
   suggestions: ContactSuggestionResult[];
   providers: SuggestionProviderOutcome[];
@@ -75,8 +82,13 @@ export class PortalClient {
     return (await this.call<CompanyProfile>('PUT', '/portal/company-profile/suggestions', { enabled }, 200)).json;
   }
 
-  async suggestionProviders(): Promise<Array<{ organisationId: string; name: string }>> {
-    return (await this.call<{ providers: Array<{ organisationId: string; name: string }> }>('GET', '/portal/suggestion-providers', undefined, 200)).json.providers;
+  async suggestionProviders(): Promise<SuggestionProviderChoice[]> {
+    return (await this.call<{ providers: SuggestionProviderChoice[] }>('GET', '/portal/suggestion-providers', undefined, 200)).json.providers;
+  }
+
+  /** Whether searches that name no provider go to this one (organisation admins only). */
+  async chooseSuggestionProvider(organisationId: string, enabled: boolean): Promise<SuggestionProviderChoice> {
+    return (await this.call<SuggestionProviderChoice>('PUT', `/portal/suggestion-providers/${organisationId}`, { enabled }, 200)).json;
   }
 
   async searchSuggestions(search: { filter?: string; organisationIds?: string[] } = {}): Promise<SuggestionsSearchResult> {

@@ -8,6 +8,7 @@ import {
   OrganisationCreatedView,
   PortalUserTokenView,
   PortalUserView,
+  SuggestionProviderApprovalView,
   WorkerCreatedView,
   WorkersCreatedView,
   WorkerTokenView,
@@ -16,6 +17,7 @@ import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 import { CreateOrganisationDto } from './dto/create-organisation.dto.js';
 import { CreatePortalUserDto } from './dto/create-portal-user.dto.js';
 import { CreateWorkerDto, CreateWorkersBulkDto } from './dto/create-worker.dto.js';
+import { SuggestionProviderApprovalDto } from './dto/suggestion-provider-approval.dto.js';
 
 /** Admin API for platform operators (the CLI, tests and benchmarks use it). Every error is problem+json. */
 @ApiTags('admin')
@@ -33,6 +35,18 @@ export class AdminController {
   @ApiResponse({ status: 400, description: 'Field errors' })
   createOrganisation(@Body() dto: CreateOrganisationDto): Promise<OrganisationCreatedView> {
     return this.admin.createOrganisation(dto);
+  }
+
+  @Put('organisations/:organisationId/suggestion-provider')
+  @ApiOperation({
+    summary:
+      'Approve (or stop approving) an organisation as a contact-suggestion provider; integrators are providers by kind. ' +
+      "Providers receive searching users' e-mail addresses, so only organisations the operator vouches for may offer suggestions",
+  })
+  @ApiResponse({ status: 200, type: SuggestionProviderApprovalView })
+  @ApiResponse({ status: 404, description: 'No such organisation' })
+  setSuggestionProvider(@Param('organisationId') organisationId: string, @Body() dto: SuggestionProviderApprovalDto): Promise<SuggestionProviderApprovalView> {
+    return this.admin.setSuggestionProviderApproved(organisationId, dto.approved);
   }
 
   @Post('organisations/:organisationId/api-keys')

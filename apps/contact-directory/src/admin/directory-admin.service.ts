@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '@availability/service-core';
 import { issueApiKey, issuePortalUserToken, issueWorkerToken } from '../credentials/credential-tokens.js';
+import { WebhookTargetChanges } from '../company-profile/webhook-target-changes.js';
 import { RevocationPublisher } from '../credentials/revocation.publisher.js';
 import { DirectoryRepository, type NewWorker } from '../directory/directory.repository.js';
 import { isUuid } from '../directory/ids.js';
@@ -10,6 +11,7 @@ import type {
   OrganisationCreatedView,
   PortalUserTokenView,
   PortalUserView,
+  SuggestionProviderApprovalView,
   WorkerCreatedView,
   WorkerTokenView,
 } from './dto/admin-views.js';
@@ -32,6 +34,7 @@ export class DirectoryAdminService {
   constructor(
     private readonly repository: DirectoryRepository,
     private readonly revocations: RevocationPublisher,
+    private readonly targets: WebhookTargetChanges,
   ) {}
 
   async createOrganisation(dto: CreateOrganisationDto): Promise<OrganisationCreatedView> {
@@ -39,6 +42,14 @@ export class DirectoryAdminService {
     const key = issueApiKey();
     await this.repository.insertOrganisation(organisation, FIRST_API_KEY_NAME, key);
     return { ...organisation, apiKey: { id: key.id, key: key.token } };
+  }
+
+  async setSuggestionProviderApproved(organisationId: string, approved: boolean): Promise<SuggestionProviderApprovalView> {
+    const id = existingId(organisationId, 'The organisation');
+    const organisation = await this.repository.setSuggestionProviderApproved(id, approved);
+    if (!organisation) throw ProblemException.notFound('The organisation');
+    await this.targets.changed(id);
+    return { organisationId: id, kind: organisation.kind, suggestionProviderApproved: approved, mayProvideSuggestions: approved || organisation.kind === 'integrator' };
   }
 
   async createApiKey(organisationId: string, name: string | undefined): Promise<ApiKeyView> {

@@ -1,13 +1,11 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { WEBHOOK_TARGET_CHANGED_SUBJECT, type WebhookTargetChangedMessage } from '@availability/contracts';
-import { NATS_CONNECTION, type NatsConnection, RequestReply } from '@availability/messaging';
+import { Injectable, Logger } from '@nestjs/common';
 import { type FieldErrors, ProblemException } from '@availability/service-core';
 import { ContactDirectoryConfig } from '../config/contact-directory.config.js';
 import type { PortalPrincipal } from '../portal/portal-auth.guard.js';
 import { PortalRepository, type StoredProfile } from '../portal/portal.repository.js';
-import { SuggestionsService } from '../suggestions/suggestions.service.js';
 import { SecretBox } from './secret-box.js';
 import { parseBaseUrl, secretProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
+import { WebhookTargetChanges } from './webhook-target-changes.js';
 
 /** What `GET /portal/company-profile` shows. The secret itself is never returned. */
 export interface CompanyProfileView {
@@ -48,9 +46,7 @@ export class CompanyProfileService {
     private readonly box: SecretBox,
     private readonly checker: WebhookEndpointChecker,
     private readonly config: ContactDirectoryConfig,
-    private readonly rpc: RequestReply,
-    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
-    private readonly suggestions: SuggestionsService,
+    private readonly changes: WebhookTargetChanges,
   ) {}
 
   async profile(user: PortalPrincipal): Promise<CompanyProfileView> {
@@ -80,23 +76,30 @@ export class CompanyProfileService {
       }
       return this.repository.saveWebhook(manager, user.organisationId, user.userId, baseUrl, sealed, previous);
     });
-    await this.changed(user.organisationId);
+    await this.changes.changed(user.organisationId);
     return view(user.organisationId, saved);
   }
 
   async deleteWebhook(user: PortalPrincipal): Promise<void> {
     if (!(await this.repository.deleteWebhook(user.organisationId))) throw ProblemException.notFound('The webhook set-up');
-    await this.changed(user.organisationId);
+    await this.changes.changed(user.organisationId);
   }
 
   async setSuggestions(user: PortalPrincipal, body: unknown): Promise<CompanyProfileView> {
     const enabled = (body as { enabled?: unknown } | null)?.enabled;
     if (typeof enabled !== 'boolean') throw ProblemException.field('enabled', 'enabled must be true or false');
+    if (enabled && !(await this.repository.mayProvideSuggestions(user.organisationId))) {
+      throw new ProblemException(
+        403,
+        'suggestion-provider-not-approved',
+        'Only integrators and organisations a platform operator has approved may offer contact suggestions: searches send them the searching user\'s e-mail address.',
+      );
+    }
     const updated = await this.repository.setSuggestionsEnabled(user.organisationId, enabled);
     if (!updated) {
       throw ProblemException.conflict('webhook-not-set-up', 'Save a webhook base URL on the company profile before offering contact suggestions.');
     }
-    await this.changed(user.organisationId);
+    await this.changes.changed(user.organisationId);
     return view(user.organisationId, updated);
   }
 
@@ -112,17 +115,5 @@ export class CompanyProfileService {
     if (problem) errors.secret = [problem];
     if (Object.keys(errors).length > 0 || 'error' in url) throw ProblemException.validation(errors);
     return { baseUrl: url.baseUrl, secret: secret as string };
-  }
-
-  /** Tells services caching the organisation's webhook target (the dispatcher, other instances' provider lists) to drop it now. */
-  private async changed(organisationId: string): Promise<void> {
-    this.suggestions.forgetProviders();
-    const message: WebhookTargetChangedMessage = { organisationId };
-    try {
-      this.rpc.publish(WEBHOOK_TARGET_CHANGED_SUBJECT, message);
-      await this.nats.flush();
-    } catch (error) {
-      this.logger.warn(`webhook-target broadcast failed (cached targets expire on their own): ${(error as Error).message}`);
-    }
   }
 }

@@ -115,6 +115,15 @@ export class DirectoryRepository {
     return rows.length > 0;
   }
 
+  /** Approves (or stops approving) an organisation as a suggestion provider; undefined when it does not exist. */
+  async setSuggestionProviderApproved(organisationId: string, approved: boolean): Promise<{ kind: OrganisationKind } | undefined> {
+    const rows: Array<{ kind: OrganisationKind }> = await this.dataSource.query(
+      `WITH updated AS (UPDATE directory.organisation SET suggestion_provider_approved = $2 WHERE id = $1 RETURNING kind) SELECT kind FROM updated`,
+      [organisationId, approved],
+    );
+    return rows[0];
+  }
+
   /** The organisation and its first API key, atomically. */
   async insertOrganisation(organisation: Organisation, keyName: string, key: IssuedCredential): Promise<void> {
     await this.dataSource.query(

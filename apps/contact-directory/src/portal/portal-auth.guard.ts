@@ -42,8 +42,8 @@ export const CurrentPortalUser = createParamDecorator(
 );
 
 /** Changes to the company profile are for the organisation's admins only. */
-export function assertOrganisationAdmin(user: PortalPrincipal): void {
+export function assertOrganisationAdmin(user: PortalPrincipal, change = 'the company profile'): void {
   if (user.role !== 'admin') {
-    throw new ProblemException(403, 'forbidden', "Only an admin of the organisation can change the company profile.");
+    throw new ProblemException(403, 'forbidden', `Only an admin of the organisation can change ${change}.`);
   }
 }

@@ -41,6 +41,9 @@ const PROFILE_COLUMNS = `webhook_base_url AS "baseUrl", secret_sealed AS "secret
 const TARGET_COLUMNS = `p.organisation_id::text AS "organisationId", o.name, p.webhook_base_url AS "baseUrl", p.secret_sealed AS "secretSealed",
   CASE WHEN p.previous_secret_until > now() THEN p.previous_secret_sealed END AS "previousSecretSealed"`;
 
+/** Integrators offer suggestions by kind; any other organisation once an operator approved it. */
+const MAY_PROVIDE_SUGGESTIONS = `(o.kind = 'integrator' OR o.suggestion_provider_approved)`;
+
 /**
  * SQL of the portal features: company profile, suggestion providers, invitations, workers' contacts.
  * Ids are known uuids. UPDATE/DELETE … RETURNING is wrapped in a CTE (TypeORM returns `[rows, count]` otherwise).
@@ -131,14 +134,50 @@ export class PortalRepository {
     return rows[0];
   }
 
-  /** Organisations that answer contact-suggestion searches, by name; `ids` null = all of them. */
+  /**
+   * Organisations that answer contact-suggestion searches, by name; `ids` null = all of them. A
+   * provider offers suggestions on its profile and is an integrator or approved by an operator.
+   */
   async suggestionProviders(ids: string[] | null): Promise<StoredTarget[]> {
     return this.dataSource.query(
       `SELECT ${TARGET_COLUMNS} FROM directory.company_profile p JOIN directory.organisation o ON o.id = p.organisation_id
-       WHERE p.suggestions_enabled AND ($1::uuid[] IS NULL OR p.organisation_id = ANY($1::uuid[]))
+       WHERE p.suggestions_enabled AND ${MAY_PROVIDE_SUGGESTIONS}
+         AND ($1::uuid[] IS NULL OR p.organisation_id = ANY($1::uuid[]))
        ORDER BY o.name, o.id`,
       [ids],
     );
+  }
+
+  /** Whether the organisation may offer contact suggestions at all (see suggestionProviders). */
+  async mayProvideSuggestions(organisationId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM directory.organisation o WHERE o.id = $1 AND ${MAY_PROVIDE_SUGGESTIONS}`, [
+      organisationId,
+    ]);
+    return rows.length > 0;
+  }
+
+  /** The providers this organisation's searches go to when they name none. */
+  async chosenProviders(organisationId: string): Promise<Set<string>> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT provider_organisation_id::text AS id FROM directory.suggestion_provider_choice WHERE organisation_id = $1`,
+      [organisationId],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async chooseProvider(organisationId: string, providerId: string, userId: string, enabled: boolean): Promise<void> {
+    if (enabled) {
+      await this.dataSource.query(
+        `INSERT INTO directory.suggestion_provider_choice (organisation_id, provider_organisation_id, enabled_by_user_id)
+         VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [organisationId, providerId, userId],
+      );
+    } else {
+      await this.dataSource.query(`DELETE FROM directory.suggestion_provider_choice WHERE organisation_id = $1 AND provider_organisation_id = $2`, [
+        organisationId,
+        providerId,
+      ]);
+    }
   }
 
   async portalUser(userId: string): Promise<PortalUserRecord | undefined> {

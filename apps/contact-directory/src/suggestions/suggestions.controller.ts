@@ -1,8 +1,8 @@
-import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentPortalUser, type PortalPrincipal, PortalUserGuard } from '../portal/portal-auth.guard.js';
+import { assertOrganisationAdmin, CurrentPortalUser, type PortalPrincipal, PortalUserGuard } from '../portal/portal-auth.guard.js';
 import type { SuggestionsResult } from './suggestion-fan-out.js';
-import { SuggestionsService } from './suggestions.service.js';
+import { type SuggestionProviderChoice, SuggestionsService } from './suggestions.service.js';
 
 /** The Invites page: which organisations can suggest contacts, and the search across them. */
 @ApiTags('portal: contact suggestions')
@@ -14,16 +14,30 @@ export class SuggestionsController {
   constructor(private readonly suggestions: SuggestionsService) {}
 
   @Get('suggestion-providers')
-  @ApiOperation({ summary: 'Organisations that offer contact suggestions (id, name)' })
-  providers() {
-    return this.suggestions.providers();
+  @ApiOperation({ summary: 'Organisations that offer contact suggestions (id, name), and whether my organisation searches them by default (enabled)' })
+  providers(@CurrentPortalUser() user: PortalPrincipal): Promise<{ providers: SuggestionProviderChoice[] }> {
+    return this.suggestions.providers(user);
+  }
+
+  @Put('suggestion-providers/:organisationId')
+  @ApiOperation({ summary: 'Search this provider by default, or stop: {enabled: boolean}. Searches that name no provider go only to enabled ones' })
+  @ApiResponse({ status: 200, description: '{organisationId, name, enabled}' })
+  @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
+  @ApiResponse({ status: 404, description: 'No such provider' })
+  chooseProvider(
+    @CurrentPortalUser() user: PortalPrincipal,
+    @Param('organisationId') organisationId: string,
+    @Body() body: unknown,
+  ): Promise<SuggestionProviderChoice> {
+    assertOrganisationAdmin(user, 'which providers it searches');
+    return this.suggestions.chooseProvider(user, organisationId, body);
   }
 
   @Post('contact-suggestions/search')
   @HttpCode(200)
   @ApiOperation({
     summary:
-      'Ask the chosen organisations (all providers when organisationIds is left out) in parallel, each with a timeout; ' +
+      'Ask the chosen organisations (the providers my organisation enabled when organisationIds is left out) in parallel, each with a timeout; ' +
       'returns the valid, de-duplicated suggestions that arrived in time and each provider’s outcome',
   })
   @ApiResponse({ status: 200, description: '{suggestions, providers: [{organisationId, name, status, returned, dropped, error?}]}' })

@@ -19,6 +19,13 @@ export const PROVIDERS_CACHE_MS = 2_000;
 /** A portal user's e-mail address cannot change through our APIs; cached to spare a query per search. */
 export const USER_EMAIL_CACHE_MS = 60_000;
 
+export interface SuggestionProviderChoice {
+  organisationId: string;
+  name: string;
+  /** Searches of the user's organisation that name no provider go to this one. */
+  enabled: boolean;
+}
+
 export interface SuggestionsSearch {
   filter?: string;
   organisationIds?: string[];
@@ -70,24 +77,40 @@ export class SuggestionsService implements OnApplicationBootstrap {
     this.providerCache = undefined;
   }
 
-  async providers(): Promise<{ providers: Array<{ organisationId: string; name: string }> }> {
-    const rows = await this.repository.suggestionProviders(null);
-    return { providers: rows.map((row) => ({ organisationId: row.organisationId, name: row.name })) };
+  /** Every provider, and whether the user's organisation sends its searches there when it names none. */
+  async providers(user: PortalPrincipal): Promise<{ providers: SuggestionProviderChoice[] }> {
+    const [rows, chosen] = await Promise.all([this.repository.suggestionProviders(null), this.repository.chosenProviders(user.organisationId)]);
+    return { providers: rows.map((row) => ({ organisationId: row.organisationId, name: row.name, enabled: chosen.has(row.organisationId) })) };
   }
 
+  /** An admin chooses whether the organisation's searches go to a provider by default. */
+  async chooseProvider(user: PortalPrincipal, providerId: string, body: unknown): Promise<SuggestionProviderChoice> {
+    const enabled = (body as { enabled?: unknown } | null)?.enabled;
+    if (typeof enabled !== 'boolean') throw ProblemException.field('enabled', 'enabled must be true or false');
+    const [provider] = isUuid(providerId) ? await this.repository.suggestionProviders([providerId.toLowerCase()]) : [];
+    if (!provider) throw ProblemException.notFound('The suggestion provider');
+    await this.repository.chooseProvider(user.organisationId, provider.organisationId, user.userId, enabled);
+    return { organisationId: provider.organisationId, name: provider.name, enabled };
+  }
+
+  /**
+   * Asks the providers the search names, or, when it names none, the providers the user's
+   * organisation has enabled: a user's e-mail address goes only where the user or an admin chose.
+   */
   async search(user: PortalPrincipal, body: unknown): Promise<SuggestionsResult> {
     const search = parseSearch(body);
     const email = await this.userEmail(user.userId);
-    if (search.organisationIds?.length === 0) return { suggestions: [], providers: [] };
-    const all = await this.allProviders();
-    let providers = all;
-    if (search.organisationIds) {
-      const byId = new Map(all.map((provider) => [provider.organisationId, provider]));
-      providers = search.organisationIds.map(
-        (organisationId) =>
+    const organisationIds = search.organisationIds ?? [...(await this.repository.chosenProviders(user.organisationId))];
+    if (organisationIds.length === 0) return { suggestions: [], providers: [] };
+    const byId = new Map((await this.allProviders()).map((provider) => [provider.organisationId, provider]));
+    const providers = organisationIds
+      .map(
+        (organisationId): SuggestionProvider =>
           byId.get(organisationId) ?? { organisationId, name: null, baseUrl: null, secrets: [], unavailable: 'the organisation does not offer contact suggestions' },
-      );
-    }
+      )
+      // Chosen providers that stopped offering suggestions are left out rather than reported.
+      .filter((provider) => search.organisationIds !== undefined || provider.unavailable === undefined);
+    if (providers.length === 0) return { suggestions: [], providers: [] };
     const request = search.filter === undefined ? { userEmailAddresses: [email] } : { filter: search.filter, userEmailAddresses: [email] };
     return this.fanOut.search(providers, request);
   }

@@ -25,6 +25,20 @@ export class OrganisationCreatedView {
   apiKey: ApiKeyView;
 }
 
+export class SuggestionProviderApprovalView {
+  @ApiProperty({ format: 'uuid' })
+  organisationId: string;
+
+  @ApiProperty({ enum: ORGANISATION_KINDS })
+  kind: OrganisationKind;
+
+  @ApiProperty({ description: 'Whether an operator approved the organisation as a contact-suggestion provider' })
+  suggestionProviderApproved: boolean;
+
+  @ApiProperty({ description: 'Whether its searches may be answered: an integrator, or approved' })
+  mayProvideSuggestions: boolean;
+}
+
 export class PortalUserView {
   @ApiProperty({ format: 'uuid' })
   id: string;
