@@ -1,4 +1,5 @@
-import { lookup } from 'node:dns';
+import { type LookupAddress, type LookupOptions, promises as dns } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { Agent, errors, util } from 'undici';
 import { type AddressPolicy, forbiddenReason } from './address-policy.js';
 
@@ -34,10 +35,44 @@ export interface OutboundRequest {
   maxResponseBytes?: number;
 }
 
+/** Every address a host name resolves to (the system resolver by default; tests model names with it). */
+export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>;
+
+const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true });
+
 export interface OutboundClientOptions {
   policy: AddressPolicy;
   /** Open connections kept per origin. */
   connectionsPerOrigin?: number;
+  /** Resolves host names; `dns.lookup` with `all: true` unless given. */
+  resolve?: Resolver;
+}
+
+/**
+ * The `lookup` the sockets use: resolves the name once, refuses the call if ANY address is
+ * forbidden (a name answering with a public and a private address is refused), and hands the
+ * socket exactly the addresses it checked, so nothing re-resolves between check and connect (no
+ * DNS-rebinding window). Answers in both shapes Node asks for: the array when `all: true` (what
+ * connect asks for with autoSelectFamily, trying the addresses in turn), one address otherwise.
+ */
+export function guardedLookup(resolve: Resolver, policy: AddressPolicy): LookupFunction {
+  return (hostname, options: LookupOptions, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        for (const { address } of addresses) {
+          const reason = forbiddenReason(address, policy);
+          if (reason) return callback(new OutboundRequestError('forbidden-address', `${hostname} resolves to a forbidden address: ${reason}`) as NodeJS.ErrnoException, '', 0);
+        }
+        const usable = options.family === 4 || options.family === 6 ? addresses.filter(({ family }) => family === options.family) : addresses;
+        if (usable.length === 0) {
+          return callback(Object.assign(new Error(`${hostname} has no usable address`), { code: 'ENOTFOUND' }), '', 0);
+        }
+        if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, [...usable]);
+        callback(null, usable[0].address, usable[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
 }
 
 /** A URL checked once: where to connect, what to put on the request line, and the literal-address verdict. */
@@ -49,7 +84,7 @@ interface Target {
 
 /**
  * The only way the platform calls services it does not run (integrators). It resolves the host,
- * refuses forbidden addresses at connect time (so DNS rebinding cannot slip past), follows no
+ * refuses forbidden addresses at connect time (see guardedLookup: DNS rebinding cannot slip past), follows no
  * redirects, times every call out, reads at most a bounded part of the response, and keeps
  * connections alive per origin for throughput.
  *
@@ -69,16 +104,8 @@ export class OutboundClient {
     this.agent = new Agent({
       connections: options.connectionsPerOrigin ?? 64,
       keepAliveTimeout: 30_000,
-      connect: {
-        lookup: (hostname, lookupOptions, callback) => {
-          lookup(hostname, { ...lookupOptions, all: false }, (error, address, family) => {
-            if (error) return callback(error, address, family);
-            const reason = forbiddenReason(address as string, options.policy);
-            if (reason) return callback(new OutboundRequestError('forbidden-address', reason) as NodeJS.ErrnoException, '', 0);
-            callback(null, address, family);
-          });
-        },
-      },
+      // undici resolves only when it opens a connection; kept-alive connections are reused as they are.
+      connect: { lookup: guardedLookup(options.resolve ?? systemResolver, options.policy) },
     });
   }
 
