@@ -1,5 +1,6 @@
 import { type LookupAddress, type LookupOptions, promises as dns } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { Agent, errors, util } from 'undici';
 import { type AddressPolicy, forbiddenReason } from './address-policy.js';
 
@@ -46,6 +47,11 @@ export interface OutboundClientOptions {
   connectionsPerOrigin?: number;
   /** Resolves host names; `dns.lookup` with `all: true` unless given. */
   resolve?: Resolver;
+  /**
+   * PEM certificates of CAs trusted besides Node's bundled public ones (a private deployment's own
+   * CA; see readCaFile). https certificates are always verified, against the URL's host name.
+   */
+  extraCaCertificates?: string;
 }
 
 /**
@@ -105,7 +111,11 @@ export class OutboundClient {
       connections: options.connectionsPerOrigin ?? 64,
       keepAliveTimeout: 30_000,
       // undici resolves only when it opens a connection; kept-alive connections are reused as they are.
-      connect: { lookup: guardedLookup(options.resolve ?? systemResolver, options.policy) },
+      connect: {
+        lookup: guardedLookup(options.resolve ?? systemResolver, options.policy),
+        // Given a `ca`, TLS trusts only it: the public CAs stay trusted next to the extra ones.
+        ...(options.extraCaCertificates ? { ca: [...rootCertificates, options.extraCaCertificates] } : {}),
+      },
     });
   }
 
@@ -372,8 +382,31 @@ function classify(error: unknown, timeoutMs: number): OutboundRequestError {
   }
   if (code === 'ECONNREFUSED') return new OutboundRequestError('refused', 'connection refused');
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new OutboundRequestError('dns', 'the host name does not resolve');
-  if (/CERT|SSL|TLS|ERR_TLS/i.test(code) || /certificate|ssl|tls/i.test((error as Error).message)) {
-    return new OutboundRequestError('tls', `TLS failed: ${(error as Error).message}`);
-  }
+  if (/CERT|SSL|TLS/i.test(code) || /certificate|ssl|tls/i.test((error as Error).message)) return tlsFailure(error as TlsError, code);
   return new OutboundRequestError('network', (error as Error).message || code || 'network error');
+}
+
+/** What Node's TLS errors carry besides the message. */
+type TlsError = Error & { host?: string; cert?: { subjectaltname?: string } };
+
+/** Certificate checks that fail because nobody the platform trusts vouches for the certificate. */
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+]);
+
+/** A TLS failure in words an integrator's admin can act on, with the code for whoever digs further. */
+function tlsFailure(error: TlsError, code: string): OutboundRequestError {
+  let words: string;
+  if (code === 'CERT_HAS_EXPIRED') words = 'the certificate has expired';
+  else if (code === 'CERT_NOT_YET_VALID') words = 'the certificate is not valid yet';
+  else if (UNTRUSTED.has(code)) words = 'the certificate is signed by an authority the platform does not trust (neither a public CA nor a CA configured for the platform)';
+  else if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    const names = error.cert?.subjectaltname;
+    words = `the certificate is not valid for ${error.host ?? 'this host name'}${names ? ` (it is made out for ${names})` : ''}`;
+  } else words = `the TLS handshake failed: ${error.message}`;
+  return new OutboundRequestError('tls', code && !words.includes(code) ? `${words} (${code})` : words);
 }
