@@ -67,7 +67,7 @@ export function guardedLookup(resolve: Resolver, policy: AddressPolicy): LookupF
       (addresses) => {
         for (const { address } of addresses) {
           const reason = forbiddenReason(address, policy);
-          if (reason) return callback(new OutboundRequestError('forbidden-address', `${hostname} resolves to a forbidden address: ${reason}`) as NodeJS.ErrnoException, '', 0);
+          if (reason) return callback(new OutboundRequestError('forbidden-address', `${reason} (resolved from ${hostname})`) as NodeJS.ErrnoException, '', 0);
         }
         const usable = options.family === 4 || options.family === 6 ? addresses.filter(({ family }) => family === options.family) : addresses;
         if (usable.length === 0) {

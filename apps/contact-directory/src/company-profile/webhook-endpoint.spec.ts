@@ -54,9 +54,9 @@ describe('WebhookEndpointChecker', () => {
       if (mode === 'slow') return void setTimeout(() => res.writeHead(200).end(), 1000);
       res.writeHead(500).end();
     });
-    server.listen(0, '127.0.0.1');
+    server.listen(0, 'localhost');
     await once(server, 'listening');
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    base = `http://localhost:${(server.address() as { port: number }).port}`;
   });
 
   afterAll(async () => {
