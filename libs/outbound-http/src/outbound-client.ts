@@ -89,10 +89,14 @@ interface Target {
 }
 
 /**
- * The only way the platform calls services it does not run (integrators). It resolves the host,
- * refuses forbidden addresses at connect time (see guardedLookup: DNS rebinding cannot slip past), follows no
- * redirects, times every call out, reads at most a bounded part of the response, and keeps
- * connections alive per origin for throughput.
+ * The only way the platform calls services it does not run (integrators). Integrators are named by
+ * host name (IP literals work too): the name is resolved when a connection opens and every address
+ * is checked against the address policy (see guardedLookup: DNS rebinding cannot slip past); a
+ * literal address is checked before the call. https certificates are verified against the host
+ * name, by the public CAs and any extra CA of the deployment. It follows no redirects, times every
+ * call out, reads at most a bounded part of the response, and keeps connections alive per origin
+ * for throughput. Every failure is an OutboundRequestError whose kind and message say why in plain
+ * words.
  *
  * Calls go straight to undici's dispatcher with a small handler that collects the bounded body (no
  * response stream per call), and deadlines share one timer per timeout length (see DeadlineQueue):
