@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { OutboundClient } from '@availability/outbound-http';
+import { OutboundClient, OutboundRequestError } from '@availability/outbound-http';
 import { verifyRequest } from '@availability/webhook-signing';
-import { parseBaseUrl, secretProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
+import { describeFailure, parseBaseUrl, secretProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
 
 describe('parseBaseUrl', () => {
   it('normalises http(s) URLs without a trailing slash', () => {
@@ -31,6 +31,20 @@ describe('secretProblem', () => {
     expect(secretProblem('short')).toMatch(/16/);
     expect(secretProblem('has a space in it ok')).toMatch(/visible ASCII/);
     expect(secretProblem(undefined)).toMatch(/string/);
+  });
+});
+
+describe('describeFailure', () => {
+  it.each([
+    ['tls', 'the certificate has expired (CERT_HAS_EXPIRED)', 'GET /test failed: TLS failed: the certificate has expired (CERT_HAS_EXPIRED)'],
+    ['dns', 'the host name does not resolve', 'GET /test failed: the host name does not resolve (DNS)'],
+    [
+      'forbidden-address',
+      '10.0.0.7 is a private network address (resolved from partner.example)',
+      'GET /test failed: forbidden address: 10.0.0.7 is a private network address (resolved from partner.example); the platform does not call private, loopback or link-local addresses',
+    ],
+  ] as const)('says what a %s failure means', (kind, message, expected) => {
+    expect(describeFailure('/test', new OutboundRequestError(kind, message), 5000)).toEqual({ call: '/test', cause: kind, message: expected });
   });
 });
 
