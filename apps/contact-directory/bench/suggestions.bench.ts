@@ -112,10 +112,10 @@ export async function startStubs(count: number, delayMs: number): Promise<Stubs>
     });
     server.keepAliveTimeout = 60_000;
     server.on('connection', () => (stubs.connections += 1));
-    server.listen(0, '127.0.0.1');
+    server.listen(0, 'localhost');
     await once(server, 'listening');
     servers.push(server);
-    stubs.urls.push(`http://127.0.0.1:${(server.address() as { port: number }).port}/i${index}`);
+    stubs.urls.push(`http://localhost:${(server.address() as { port: number }).port}/i${index}`);
     stubs.secrets.push(secret);
   }
   return stubs;

@@ -78,9 +78,9 @@ class IntegratorStub {
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => this.handle(req, body, res));
     });
-    this.server.listen(0, '127.0.0.1');
+    this.server.listen(0, 'localhost');
     await once(this.server, 'listening');
-    this.base = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+    this.base = `http://localhost:${(this.server.address() as { port: number }).port}`;
   }
 
   url(mode: string): string {
@@ -342,7 +342,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       const org = await organisation('Refused Org', 'integrator');
       const port = await freePort();
       const secret = newSecret();
-      const refused = expectProblem(await call('PUT', '/portal/company-profile/webhook', org.admin.token, { baseUrl: `http://127.0.0.1:${port}/x`, secret }), 422);
+      const refused = expectProblem(await call('PUT', '/portal/company-profile/webhook', org.admin.token, { baseUrl: `http://localhost:${port}/x`, secret }), 422);
       expect(refused.detail).toMatch(/GET \/test failed: connection refused/);
       const dns = expectProblem(
         await call('PUT', '/portal/company-profile/webhook', org.admin.token, { baseUrl: 'http://no-such-host.invalid/x', secret }),
@@ -431,16 +431,17 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
         const org = await organisation('Strict Org', 'integrator');
         const secret = newSecret();
         stub.secrets.set('good-strict', secret);
-        const problem = expectProblem(
+        const byName = expectProblem(
           await call('PUT', '/portal/company-profile/webhook', org.admin.token, { baseUrl: stub.url('good-strict'), secret }, strict.url),
           422,
         );
-        expect(problem.detail).toMatch(/GET \/test failed: forbidden address: 127\.0\.0\.1 is a loopback address/);
-        const byName = expectProblem(
-          await call('PUT', '/portal/company-profile/webhook', org.admin.token, { baseUrl: stub.url('good-strict').replace('127.0.0.1', 'localhost'), secret }, strict.url),
+        expect(byName.detail).toMatch(/^GET \/test failed: forbidden address: \S+ is a loopback address \(resolved from localhost\)/);
+        // The literal address is checked before any connection too.
+        const literal = expectProblem(
+          await call('PUT', '/portal/company-profile/webhook', org.admin.token, { baseUrl: stub.url('good-strict').replace('localhost', '127.0.0.1'), secret }, strict.url),
           422,
         );
-        expect(byName.detail).toMatch(/forbidden address/);
+        expect(literal.detail).toMatch(/GET \/test failed: forbidden address: 127\.0\.0\.1 is a loopback address/);
         expect(stub.of('good-strict')).toHaveLength(0);
       } finally {
         await strict.stop();

@@ -156,9 +156,9 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
   await ensureEventStream(await jetstreamManager(nc), { name: events.stream, subjectPrefix: events.prefix });
   const js: JetStreamClient = jetstream(nc);
   const receiver = new Receiver();
-  receiver.server.listen(0, '127.0.0.1');
+  receiver.server.listen(0, 'localhost');
   await once(receiver.server, 'listening');
-  const base = `http://127.0.0.1:${receiver.port}`;
+  const base = `http://localhost:${receiver.port}`;
   const targets = new Map<string, string>();
   nc.subscribe(`${events.prefix}${DirectoryPattern.ResolveWebhookTarget}`, {
     queue: 'contact-directory',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
@@ -17,6 +18,7 @@ import {
   TEST_NATS_URL,
   type TestDatabase,
   type TestEventNamespace,
+  type TestServerCertificate,
 } from '@availability/testing';
 
 /** What the fake contact-directory answers for each organisation (absent: no base URL). */
@@ -101,15 +103,18 @@ export interface ReceivedRequest {
 
 export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
 
-/** A tiny integrator on loopback whose answers each test scripts; records every request. */
+/**
+ * A tiny integrator whose answers each test scripts; records every request. It listens on `localhost`
+ * and is called by that name, as integrators are (plain http, or https with the certificate given).
+ */
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
   respond: (request: ReceivedRequest, index: number) => Reply = () => ({ status: 200 });
   private readonly server: Server;
   private readonly hanging = new Set<() => void>();
 
-  private constructor() {
-    this.server = createServer((req, res) => {
+  private constructor(private readonly certificate?: TestServerCertificate) {
+    const handle = (req: IncomingMessage, res: ServerResponse) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
@@ -130,19 +135,20 @@ export class Receiver {
         if (reply.delayMs) setTimeout(send, reply.delayMs);
         else send();
       });
-    });
+    };
+    this.server = certificate ? createHttpsServer(certificate, handle) : createServer(handle);
     this.server.keepAliveTimeout = 60_000;
   }
 
-  static async start(): Promise<Receiver> {
-    const receiver = new Receiver();
-    receiver.server.listen(0, '127.0.0.1');
+  static async start(options: { tls?: TestServerCertificate } = {}): Promise<Receiver> {
+    const receiver = new Receiver(options.tls);
+    receiver.server.listen(0, 'localhost');
     await once(receiver.server, 'listening');
     return receiver;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+    return `${this.certificate ? 'https' : 'http'}://localhost:${(this.server.address() as { port: number }).port}`;
   }
 
   to(path: string): ReceivedRequest[] {

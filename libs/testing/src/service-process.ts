@@ -33,7 +33,7 @@ export class ServiceProcess {
   readonly url: string;
 
   constructor(private readonly options: ServiceProcessOptions) {
-    this.url = `http://127.0.0.1:${options.port}`;
+    this.url = `http://localhost:${options.port}`;
   }
 
   static async start(options: ServiceProcessOptions): Promise<ServiceProcess> {

@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import type { OrganisationKind } from '@availability/platform-client';
 
 export const ORGANISATION_KINDS: readonly OrganisationKind[] = ['hirer', 'agency', 'integrator'];
-export const DEFAULT_DIRECTORY_URL = 'http://127.0.0.1:3001';
-export const DEFAULT_OFFERS_URL = 'http://127.0.0.1:3000';
+export const DEFAULT_DIRECTORY_URL = 'http://localhost:3001';
+export const DEFAULT_OFFERS_URL = 'http://localhost:3000';
 /** contact-directory's development default; any real deployment sets its own. */
 export const DEFAULT_ADMIN_TOKEN = 'dev-admin-token';
 const MAX_WORKERS = 1_000_000;

@@ -31,8 +31,8 @@ describe('seed helpers', () => {
   });
 
   it('shows a POST /offer with the API key, the first user and up to three workers', () => {
-    const hint = offerHint(RESULT, 'http://127.0.0.1:3000');
-    expect(hint).toContain('curl -i -X POST http://127.0.0.1:3000/offer');
+    const hint = offerHint(RESULT, 'http://localhost:3000');
+    expect(hint).toContain('curl -i -X POST http://localhost:3000/offer');
     expect(hint).toContain("Authorization: Bearer apk_secret");
     const body = JSON.parse(/-d '(.*)'/.exec(hint)?.[1] ?? '{}');
     expect(body.createdByUserId).toBe('user-1');

@@ -7,14 +7,14 @@ import { MAIL_CATCHER_HTTP_PORT, PLATFORM_SERVICES } from './platform.js';
  * `docker compose up` with `--integrator-base-url=http://example-integrator:3004`) and prints each
  * step and what it saw. Each run creates its own organisation, so it can be repeated.
  */
-const local = (app: string) => `http://127.0.0.1:${PLATFORM_SERVICES.find((service) => service.app === app)?.port}`;
+const local = (app: string) => `http://localhost:${PLATFORM_SERVICES.find((service) => service.app === app)?.port}`;
 
 const { values: options } = parseArgs({
   options: {
     'admin-token': { type: 'string', default: process.env.DIRECTORY_ADMIN_TOKEN ?? 'dev-admin-token' },
     'integrator-secret': { type: 'string', default: process.env.INTEGRATOR_SECRET ?? 'dev-integrator-secret' },
     'integrator-base-url': { type: 'string', default: local('example-integrator') },
-    'mail-api': { type: 'string', default: `http://127.0.0.1:${MAIL_CATCHER_HTTP_PORT}` },
+    'mail-api': { type: 'string', default: `http://localhost:${MAIL_CATCHER_HTTP_PORT}` },
     help: { type: 'boolean', default: false },
   },
 });

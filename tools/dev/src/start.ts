@@ -29,7 +29,7 @@ async function startService(service: PlatformService): Promise<void> {
       void stopAll(1);
     }
   });
-  const url = `http://127.0.0.1:${service.port}`;
+  const url = `http://localhost:${service.port}`;
   for (let attempt = 0; attempt < 300; attempt++) {
     if (child.exitCode !== null) throw new Error(`${service.app} exited during start-up`);
     const ready = await fetch(`${url}/health`).then((r) => r.ok).catch(() => false);
@@ -62,7 +62,7 @@ process.on('SIGTERM', () => void stopAll(0));
 try {
   await startMailCatcher(MAIL_CATCHER_PORT, MAIL_CATCHER_HTTP_PORT, (line) => console.log(`[mail] ${line}`));
   console.log(
-    `✔ ${'mail catcher'.padEnd(20)} smtp://127.0.0.1:${MAIL_CATCHER_PORT}  (list http://127.0.0.1:${MAIL_CATCHER_HTTP_PORT}/api/v1/messages) — development e-mail is printed here`,
+    `✔ ${'mail catcher'.padEnd(20)} smtp://127.0.0.1:${MAIL_CATCHER_PORT}  (list http://localhost:${MAIL_CATCHER_HTTP_PORT}/api/v1/messages) — development e-mail is printed here`,
   );
   for (const service of PLATFORM_SERVICES) await startService(service);
   console.log('The platform is up. Walk the whole journey with `npm run demo`; seed an organisation with `npm run cli -- seed`. Ctrl-C stops everything.');

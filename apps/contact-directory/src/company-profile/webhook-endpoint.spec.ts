@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { OutboundClient } from '@availability/outbound-http';
+import { OutboundClient, OutboundRequestError } from '@availability/outbound-http';
 import { verifyRequest } from '@availability/webhook-signing';
-import { parseBaseUrl, secretProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
+import { describeFailure, parseBaseUrl, secretProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
 
 describe('parseBaseUrl', () => {
   it('normalises http(s) URLs without a trailing slash', () => {
@@ -34,6 +34,20 @@ describe('secretProblem', () => {
   });
 });
 
+describe('describeFailure', () => {
+  it.each([
+    ['tls', 'the certificate has expired (CERT_HAS_EXPIRED)', 'GET /test failed: TLS failed: the certificate has expired (CERT_HAS_EXPIRED)'],
+    ['dns', 'the host name does not resolve', 'GET /test failed: the host name does not resolve (DNS)'],
+    [
+      'forbidden-address',
+      '10.0.0.7 is a private network address (resolved from partner.example)',
+      'GET /test failed: forbidden address: 10.0.0.7 is a private network address (resolved from partner.example); the platform does not call private, loopback or link-local addresses',
+    ],
+  ] as const)('says what a %s failure means', (kind, message, expected) => {
+    expect(describeFailure('/test', new OutboundRequestError(kind, message), 5000)).toEqual({ call: '/test', cause: kind, message: expected });
+  });
+});
+
 describe('WebhookEndpointChecker', () => {
   const SECRET = 'checker-secret-0123456789';
   let server: Server;
@@ -54,9 +68,9 @@ describe('WebhookEndpointChecker', () => {
       if (mode === 'slow') return void setTimeout(() => res.writeHead(200).end(), 1000);
       res.writeHead(500).end();
     });
-    server.listen(0, '127.0.0.1');
+    server.listen(0, 'localhost');
     await once(server, 'listening');
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    base = `http://localhost:${(server.address() as { port: number }).port}`;
   });
 
   afterAll(async () => {

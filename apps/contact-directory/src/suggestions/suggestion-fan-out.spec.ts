@@ -21,10 +21,10 @@ async function stub(handler: Handler): Promise<string> {
       handler(req, body, res);
     });
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(0, 'localhost');
   await once(server, 'listening');
   servers.push(server);
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}/base`;
+  return `http://localhost:${(server.address() as { port: number }).port}/base`;
 }
 
 const json = (res: ServerResponse, value: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
@@ -106,7 +106,7 @@ describe('SuggestionFanOut when a call never settles', () => {
       send: ({ url }: { url: string }) => (url.includes('stuck') ? new Promise(() => undefined) : Promise.resolve(answered)),
     } as unknown as OutboundClient;
     const fanOut = new SuggestionFanOut(client, { timeoutMs: 100, maxReplyBytes: 10_000, maxPerProvider: 50 });
-    const provider = (id: string): SuggestionProvider => ({ organisationId: id, name: id, baseUrl: `http://127.0.0.1:9/${id}`, secrets: [SECRET] });
+    const provider = (id: string): SuggestionProvider => ({ organisationId: id, name: id, baseUrl: `http://localhost:9/${id}`, secrets: [SECRET] });
     const started = performance.now();
     const result = await fanOut.search([provider('fine'), provider('stuck')], { userEmailAddresses: ['h@example.com'] });
     expect(performance.now() - started).toBeGreaterThanOrEqual(95);
