@@ -1,8 +1,10 @@
 import { once } from 'node:events';
+import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
+import { isIP, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { forbiddenReason, STRICT_POLICY } from './address-policy.js';
-import { OutboundClient, OutboundRequestError } from './outbound-client.js';
+import { STRICT_POLICY } from './address-policy.js';
+import { guardedLookup, OutboundClient, OutboundRequestError } from './outbound-client.js';
 
 let server: Server;
 let base: string;
@@ -38,30 +40,22 @@ async function failure(promise: Promise<unknown>): Promise<OutboundRequestError>
   throw new Error('expected the call to fail');
 }
 
-describe('forbiddenReason', () => {
-  it.each([
-    ['169.254.169.254', STRICT_POLICY, 'link-local'],
-    ['127.0.0.1', STRICT_POLICY, 'loopback'],
-    ['::1', STRICT_POLICY, 'loopback'],
-    ['10.1.2.3', STRICT_POLICY, 'private'],
-    ['172.20.0.1', STRICT_POLICY, 'private'],
-    ['192.168.1.1', STRICT_POLICY, 'private'],
-    ['::ffff:10.0.0.1', STRICT_POLICY, 'private'],
-    ['fd00::1', STRICT_POLICY, 'private'],
-    ['fe80::1', { allowLoopback: true, allowPrivate: true }, 'link-local'],
-    ['0.0.0.0', { allowLoopback: true, allowPrivate: true }, 'reserved'],
-  ])('refuses %s', (address, policy, words) => {
-    expect(forbiddenReason(address, policy)).toContain(words);
+describe('guardedLookup', () => {
+  const lookup = guardedLookup(async () => [
+    { address: '127.0.0.1', family: 4 },
+    { address: '::1', family: 6 },
+  ], { allowLoopback: true, allowPrivate: false });
+  const call = (options: object) =>
+    new Promise<unknown[]>((resolve) => lookup('integrator.test', options as never, (...args: unknown[]) => resolve(args)));
+
+  it('answers in the array shape when asked for all addresses (autoSelectFamily)', async () => {
+    expect(await call({ all: true })).toEqual([null, [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]]);
+    expect(await call({ all: true, family: 6 })).toEqual([null, [{ address: '::1', family: 6 }]]);
   });
 
-  it.each([['93.184.216.34'], ['2606:4700::1111']])('allows public %s', (address) => {
-    expect(forbiddenReason(address, STRICT_POLICY)).toBeUndefined();
-  });
-
-  it('opens loopback and private ranges only when configured', () => {
-    expect(forbiddenReason('127.0.0.1', { allowLoopback: true, allowPrivate: false })).toBeUndefined();
-    expect(forbiddenReason('10.0.0.1', { allowLoopback: true, allowPrivate: false })).toContain('private');
-    expect(forbiddenReason('10.0.0.1', { allowLoopback: false, allowPrivate: true })).toBeUndefined();
+  it('answers in the single shape otherwise', async () => {
+    expect(await call({})).toEqual([null, '127.0.0.1', 4]);
+    expect(await call({ family: 6 })).toEqual([null, '::1', 6]);
   });
 });
 
@@ -77,6 +71,12 @@ describe('OutboundClient', () => {
     expect((await failure(strict.send({ url: `${base}/`, method: 'GET', timeoutMs: 1000 }))).kind).toBe('forbidden-address');
     const byName = base.replace('127.0.0.1', 'localhost');
     expect((await failure(strict.send({ url: `${byName}/`, method: 'GET', timeoutMs: 1000 }))).kind).toBe('forbidden-address');
+  });
+
+  it('reaches an integrator by host name', async () => {
+    const byName = base.replace('127.0.0.1', 'localhost');
+    const response = await allowLoopback.send({ url: `${byName}/hook`, method: 'POST', body: 'by name', timeoutMs: 1000 });
+    expect(response).toMatchObject({ status: 201, body: 'POST /hook by name' });
   });
 
   it('does not follow redirects', async () => {
@@ -120,6 +120,91 @@ describe('OutboundClient', () => {
     } finally {
       await oneConnection.close();
     }
+  });
+
+  describe('with names resolved by a given resolver', () => {
+    const port = () => Number(new URL(base).port);
+    const answers = (...addresses: string[]): LookupAddress[] => addresses.map((address) => ({ address, family: isIP(address) }));
+
+    async function withResolver<T>(addresses: string[], use: (client: OutboundClient, lookups: string[]) => Promise<T>): Promise<T> {
+      const lookups: string[] = [];
+      const client = new OutboundClient({
+        policy: { allowLoopback: true, allowPrivate: false },
+        resolve: async (hostname) => {
+          lookups.push(hostname);
+          return answers(...addresses);
+        },
+      });
+      try {
+        return await use(client, lookups);
+      } finally {
+        await client.close();
+      }
+    }
+
+    it('connects to a name with several addresses (IPv4 and IPv6), once per connection', async () => {
+      // The server listens on 127.0.0.1 only: ::1 is refused and the socket goes on to the next address.
+      const opened: string[] = [];
+      const onConnection = (socket: Socket) => opened.push(socket.remoteAddress ?? '');
+      server.on('connection', onConnection);
+      try {
+        await withResolver(['::1', '127.0.0.1'], async (client, lookups) => {
+          for (let i = 0; i < 5; i += 1) {
+            expect((await client.send({ url: `http://integrator.test:${port()}/n`, method: 'GET', timeoutMs: 2000 })).status).toBe(201);
+          }
+          // Kept-alive connections are reused: the name is resolved when a connection opens, not per call.
+          expect(lookups.length).toBe(opened.length);
+          expect(lookups.length).toBeLessThan(5);
+          expect(new Set(lookups)).toEqual(new Set(['integrator.test']));
+        });
+      } finally {
+        server.off('connection', onConnection);
+      }
+    });
+
+    it('connects to a name that resolves to IPv6 only', async () => {
+      const v6 = createServer((_req, res) => res.end('over IPv6'));
+      v6.listen(0, '::1');
+      await once(v6, 'listening');
+      try {
+        await withResolver(['::1'], async (client) => {
+          const url = `http://v6only.test:${(v6.address() as { port: number }).port}/`;
+          expect((await client.send({ url, method: 'GET', timeoutMs: 2000 })).body).toBe('over IPv6');
+        });
+      } finally {
+        v6.close();
+      }
+    });
+
+    it.each([
+      [['127.0.0.1', '10.0.0.1'], 'private'],
+      [['93.184.216.34', '10.0.0.1'], 'private'],
+      [['::1', '169.254.169.254'], 'link-local'],
+      [['127.0.0.1', '::ffff:192.168.1.1'], 'private'],
+    ])('refuses a name if any of its addresses %j is forbidden, before connecting', async (addresses, words) => {
+      let connections = 0;
+      const onConnection = () => (connections += 1);
+      server.on('connection', onConnection);
+      try {
+        await withResolver(addresses, async (client) => {
+          const error = await failure(client.send({ url: `http://mixed.test:${port()}/`, method: 'GET', timeoutMs: 2000 }));
+          expect(error.kind).toBe('forbidden-address');
+          expect(error.message).toContain(words);
+        });
+        expect(connections).toBe(0);
+      } finally {
+        server.off('connection', onConnection);
+      }
+    });
+
+    it('reports a name that does not resolve as a dns failure', async () => {
+      const client = new OutboundClient({ policy: STRICT_POLICY, resolve: () => Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' })) });
+      try {
+        expect((await failure(client.send({ url: 'http://nowhere.test/', method: 'GET', timeoutMs: 1000 }))).kind).toBe('dns');
+      } finally {
+        await client.close();
+      }
+    });
   });
 
   it('reads at most the bounded part of a large body', async () => {

@@ -1,4 +1,6 @@
-import { lookup } from 'node:dns';
+import { type LookupAddress, type LookupOptions, promises as dns } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { Agent, errors, util } from 'undici';
 import { type AddressPolicy, forbiddenReason } from './address-policy.js';
 
@@ -34,10 +36,49 @@ export interface OutboundRequest {
   maxResponseBytes?: number;
 }
 
+/** Every address a host name resolves to (the system resolver by default; tests model names with it). */
+export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>;
+
+const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true });
+
 export interface OutboundClientOptions {
   policy: AddressPolicy;
   /** Open connections kept per origin. */
   connectionsPerOrigin?: number;
+  /** Resolves host names; `dns.lookup` with `all: true` unless given. */
+  resolve?: Resolver;
+  /**
+   * PEM certificates of CAs trusted besides Node's bundled public ones (a private deployment's own
+   * CA; see readCaFile). https certificates are always verified, against the URL's host name.
+   */
+  extraCaCertificates?: string;
+}
+
+/**
+ * The `lookup` the sockets use: resolves the name once, refuses the call if ANY address is
+ * forbidden (a name answering with a public and a private address is refused), and hands the
+ * socket exactly the addresses it checked, so nothing re-resolves between check and connect (no
+ * DNS-rebinding window). Answers in both shapes Node asks for: the array when `all: true` (what
+ * connect asks for with autoSelectFamily, trying the addresses in turn), one address otherwise.
+ */
+export function guardedLookup(resolve: Resolver, policy: AddressPolicy): LookupFunction {
+  return (hostname, options: LookupOptions, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        for (const { address } of addresses) {
+          const reason = forbiddenReason(address, policy);
+          if (reason) return callback(new OutboundRequestError('forbidden-address', `${hostname} resolves to a forbidden address: ${reason}`) as NodeJS.ErrnoException, '', 0);
+        }
+        const usable = options.family === 4 || options.family === 6 ? addresses.filter(({ family }) => family === options.family) : addresses;
+        if (usable.length === 0) {
+          return callback(Object.assign(new Error(`${hostname} has no usable address`), { code: 'ENOTFOUND' }), '', 0);
+        }
+        if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, [...usable]);
+        callback(null, usable[0].address, usable[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
 }
 
 /** A URL checked once: where to connect, what to put on the request line, and the literal-address verdict. */
@@ -49,7 +90,7 @@ interface Target {
 
 /**
  * The only way the platform calls services it does not run (integrators). It resolves the host,
- * refuses forbidden addresses at connect time (so DNS rebinding cannot slip past), follows no
+ * refuses forbidden addresses at connect time (see guardedLookup: DNS rebinding cannot slip past), follows no
  * redirects, times every call out, reads at most a bounded part of the response, and keeps
  * connections alive per origin for throughput.
  *
@@ -69,15 +110,11 @@ export class OutboundClient {
     this.agent = new Agent({
       connections: options.connectionsPerOrigin ?? 64,
       keepAliveTimeout: 30_000,
+      // undici resolves only when it opens a connection; kept-alive connections are reused as they are.
       connect: {
-        lookup: (hostname, lookupOptions, callback) => {
-          lookup(hostname, { ...lookupOptions, all: false }, (error, address, family) => {
-            if (error) return callback(error, address, family);
-            const reason = forbiddenReason(address as string, options.policy);
-            if (reason) return callback(new OutboundRequestError('forbidden-address', reason) as NodeJS.ErrnoException, '', 0);
-            callback(null, address, family);
-          });
-        },
+        lookup: guardedLookup(options.resolve ?? systemResolver, options.policy),
+        // Given a `ca`, TLS trusts only it: the public CAs stay trusted next to the extra ones.
+        ...(options.extraCaCertificates ? { ca: [...rootCertificates, options.extraCaCertificates] } : {}),
       },
     });
   }
@@ -345,8 +382,31 @@ function classify(error: unknown, timeoutMs: number): OutboundRequestError {
   }
   if (code === 'ECONNREFUSED') return new OutboundRequestError('refused', 'connection refused');
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new OutboundRequestError('dns', 'the host name does not resolve');
-  if (/CERT|SSL|TLS|ERR_TLS/i.test(code) || /certificate|ssl|tls/i.test((error as Error).message)) {
-    return new OutboundRequestError('tls', `TLS failed: ${(error as Error).message}`);
-  }
+  if (/CERT|SSL|TLS/i.test(code) || /certificate|ssl|tls/i.test((error as Error).message)) return tlsFailure(error as TlsError, code);
   return new OutboundRequestError('network', (error as Error).message || code || 'network error');
+}
+
+/** What Node's TLS errors carry besides the message. */
+type TlsError = Error & { host?: string; cert?: { subjectaltname?: string } };
+
+/** Certificate checks that fail because nobody the platform trusts vouches for the certificate. */
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+]);
+
+/** A TLS failure in words an integrator's admin can act on, with the code for whoever digs further. */
+function tlsFailure(error: TlsError, code: string): OutboundRequestError {
+  let words: string;
+  if (code === 'CERT_HAS_EXPIRED') words = 'the certificate has expired';
+  else if (code === 'CERT_NOT_YET_VALID') words = 'the certificate is not valid yet';
+  else if (UNTRUSTED.has(code)) words = 'the certificate is signed by an authority the platform does not trust (neither a public CA nor a CA configured for the platform)';
+  else if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    const names = error.cert?.subjectaltname;
+    words = `the certificate is not valid for ${error.host ?? 'this host name'}${names ? ` (it is made out for ${names})` : ''}`;
+  } else words = `the TLS handshake failed: ${error.message}`;
+  return new OutboundRequestError('tls', code && !words.includes(code) ? `${words} (${code})` : words);
 }

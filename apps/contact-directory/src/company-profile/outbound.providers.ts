@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { OutboundClient } from '@availability/outbound-http';
-import { addressPolicy, ContactDirectoryConfig, secretKey } from '../config/contact-directory.config.js';
+import { ContactDirectoryConfig, outboundClientOptions, secretKey } from '../config/contact-directory.config.js';
 import { SuggestionFanOut } from '../suggestions/suggestion-fan-out.js';
 import { SecretBox } from './secret-box.js';
 import { WebhookEndpointChecker } from './webhook-endpoint.js';
@@ -20,7 +20,7 @@ export const outboundProviders: Provider[] = [
   {
     provide: OutboundClient,
     inject: [ContactDirectoryConfig],
-    useFactory: (config: ContactDirectoryConfig) => new OutboundClient({ policy: addressPolicy(config), connectionsPerOrigin: 16 }),
+    useFactory: (config: ContactDirectoryConfig) => new OutboundClient(outboundClientOptions(config)),
   },
   {
     provide: SecretBox,

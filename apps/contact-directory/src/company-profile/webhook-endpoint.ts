@@ -66,7 +66,7 @@ export function describeFailure(call: SetUpCall, error: unknown, timeoutMs: numb
     timeout: `no answer within ${timeoutMs} ms (timeout)`,
     refused: 'connection refused',
     dns: 'the host name does not resolve (DNS)',
-    tls: `TLS failed (${error.message.replace(/^TLS failed: /, '')})`,
+    tls: `TLS failed: ${error.message}`,
     'forbidden-address': `forbidden address: ${error.message}; the platform does not call private, loopback or link-local addresses`,
     'invalid-url': `invalid URL: ${error.message}`,
     network: `network error: ${error.message}`,

@@ -1,7 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
+import { createTestCertificates } from '@availability/testing';
 import { randomBytes } from 'node:crypto';
-import { addressPolicy, assertAdminTokenAllowed, ContactDirectoryConfig, DEV_SECRET_KEY, secretKey } from './contact-directory.config.js';
+import {
+  addressPolicy,
+  assertAdminTokenAllowed,
+  ContactDirectoryConfig,
+  DEV_SECRET_KEY,
+  outboundClientOptions,
+  secretKey,
+} from './contact-directory.config.js';
 
 const LONG_TOKEN = 'x'.repeat(32);
 const KEY = randomBytes(32).toString('base64');
@@ -61,5 +69,19 @@ describe('ContactDirectoryConfig', () => {
     expect(config.WEBHOOK_SECRET_GRACE_SECONDS).toBe(5);
     expect(config.SUGGESTIONS_TIMEOUT_MS).toBe(300);
     expect(loadConfig(ContactDirectoryConfig, {}).WEBHOOK_SECRET_GRACE_SECONDS).toBe(86_400);
+  });
+
+  it('builds the integrator client from the address policy and the extra CA file, refusing a file that cannot serve', async () => {
+    const certificates = await createTestCertificates();
+    try {
+      const config = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', OUTBOUND_CA_FILE: certificates.caFile });
+      expect(outboundClientOptions(config)).toMatchObject({ policy: { allowLoopback: false, allowPrivate: false }, extraCaCertificates: certificates.caCert });
+      expect(outboundClientOptions(loadConfig(ContactDirectoryConfig, {})).extraCaCertificates).toBeUndefined();
+      const missing = () => outboundClientOptions(loadConfig(ContactDirectoryConfig, { OUTBOUND_CA_FILE: `${certificates.dir}/missing.pem` }));
+      expect(missing).toThrow(ConfigValidationError);
+      expect(missing).toThrow(/OUTBOUND_CA_FILE: the CA file cannot be read/);
+    } finally {
+      await certificates.remove();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
 import { adminTokenProblem } from '@availability/auth';
-import type { AddressPolicy } from '@availability/outbound-http';
+import { type AddressPolicy, type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 
 
 /**
@@ -44,6 +44,13 @@ export class ContactDirectoryConfig extends ServiceConfig {
   /** Whether calls to integrators may go to private network addresses (10/8, 172.16/12, 192.168/16, …). */
   @IsIn(TRI_STATE)
   WEBHOOK_ALLOW_PRIVATE: TriState = 'false';
+
+  /**
+   * A PEM file of CA certificates trusted for https integrators besides the public CAs (a private
+   * deployment's own CA). Empty: public CAs only. Certificates are always checked against the host name.
+   */
+  @IsString()
+  OUTBOUND_CA_FILE = '';
 
   /** How long a replaced webhook secret keeps signing (both secrets sign during the grace period). */
   @IsInt()
@@ -107,4 +114,18 @@ export function addressPolicy(config: ContactDirectoryConfig): AddressPolicy {
     allowLoopback: resolve(config.WEBHOOK_ALLOW_LOOPBACK, config.NODE_ENV !== 'production'),
     allowPrivate: resolve(config.WEBHOOK_ALLOW_PRIVATE, false),
   };
+}
+
+/** Options of the client that calls integrators (set-up checks, contact suggestions): built here only. */
+export function outboundClientOptions(config: ContactDirectoryConfig): OutboundClientOptions {
+  return { policy: addressPolicy(config), connectionsPerOrigin: 16, extraCaCertificates: extraCa(config.OUTBOUND_CA_FILE) };
+}
+
+function extraCa(path: string): string | undefined {
+  if (path === '') return undefined;
+  try {
+    return readCaFile(path);
+  } catch (error) {
+    throw new ConfigValidationError([`OUTBOUND_CA_FILE: ${(error as Error).message}`]);
+  }
 }

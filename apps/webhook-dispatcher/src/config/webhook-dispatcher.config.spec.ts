@@ -1,6 +1,8 @@
+import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
-import { resolveDispatcherConfig, WebhookDispatcherConfig } from './webhook-dispatcher.config.js';
+import { createTestCertificates } from '@availability/testing';
+import { outboundClientOptions, resolveDispatcherConfig, WebhookDispatcherConfig } from './webhook-dispatcher.config.js';
 
 describe('WebhookDispatcherConfig', () => {
   it('defaults to port 3003, a day of retries, and loopback allowed outside production', () => {
@@ -27,5 +29,27 @@ describe('WebhookDispatcherConfig', () => {
   it('rejects nonsense retry settings', () => {
     expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_MAX_ATTEMPTS: '0' })).toThrow(/WEBHOOK_MAX_ATTEMPTS/);
     expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_TIMEOUT_MS: '5' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
+  });
+
+  it('builds the delivery client from the address policy and the extra CA file, refusing a file that cannot serve', async () => {
+    const certificates = await createTestCertificates();
+    try {
+      const config = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, { OUTBOUND_CA_FILE: certificates.caFile, WEBHOOK_CONCURRENCY: '7' }), {});
+      expect(outboundClientOptions(config)).toEqual({
+        policy: { allowLoopback: true, allowPrivate: false },
+        connectionsPerOrigin: 7,
+        extraCaCertificates: certificates.caCert,
+      });
+      expect(outboundClientOptions(loadConfig(WebhookDispatcherConfig, {})).extraCaCertificates).toBeUndefined();
+      await writeFile(`${certificates.dir}/not-a-ca.pem`, 'hello');
+      for (const [file, why] of [[`${certificates.dir}/missing.pem`, /cannot be read/], [`${certificates.dir}/not-a-ca.pem`, /holds no PEM certificate/]] as const) {
+        const build = () => outboundClientOptions(loadConfig(WebhookDispatcherConfig, { OUTBOUND_CA_FILE: file }));
+        expect(build).toThrow(ConfigValidationError);
+        expect(build).toThrow(why);
+        expect(build).toThrow(/OUTBOUND_CA_FILE/);
+      }
+    } finally {
+      await certificates.remove();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
 import { adminTokenProblem } from '@availability/auth';
+import { type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 
 
 /**
@@ -119,6 +120,13 @@ export class WebhookDispatcherConfig extends ServiceConfig {
 
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE = false;
+
+  /**
+   * A PEM file of CA certificates trusted for https integrators besides the public CAs (a private
+   * deployment's own CA). Empty: public CAs only. Certificates are always checked against the host name.
+   */
+  @IsString()
+  OUTBOUND_CA_FILE = '';
 }
 
 /**
@@ -130,4 +138,24 @@ export function resolveDispatcherConfig(config: WebhookDispatcherConfig, env: Re
   if (tokenProblem) throw new ConfigValidationError([tokenProblem]);
   if (config.NODE_ENV !== 'production' && (env.WEBHOOK_ALLOW_LOOPBACK ?? '') === '') config.WEBHOOK_ALLOW_LOOPBACK = true;
   return config;
+}
+
+/** Options of the client that delivers webhooks: built here only. */
+export function outboundClientOptions(config: WebhookDispatcherConfig): OutboundClientOptions {
+  return {
+    policy: { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+    // Several organisations may share one host (a multi-tenant integrator): the pool per origin must
+    // never be what limits them, or one hanging organisation would hold the connections of the others.
+    connectionsPerOrigin: config.WEBHOOK_CONCURRENCY,
+    extraCaCertificates: extraCa(config.OUTBOUND_CA_FILE),
+  };
+}
+
+function extraCa(path: string): string | undefined {
+  if (path === '') return undefined;
+  try {
+    return readCaFile(path);
+  } catch (error) {
+    throw new ConfigValidationError([`OUTBOUND_CA_FILE: ${(error as Error).message}`]);
+  }
 }

@@ -4,7 +4,7 @@ import { JobQueues, QueueName } from '@availability/jobs';
 import { OutboundClient, OutboundRequestError, type OutboundResponse } from '@availability/outbound-http';
 import { counter, histogram, LATENCY_BUCKETS_SECONDS } from '@availability/service-core';
 import { signRequest } from '@availability/webhook-signing';
-import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { outboundClientOptions, WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { type BackoffSchedule, backoffDelay, holdWithJitter } from '../domain/backoff.js';
 import { classifyFailure, classifyResponse, type Verdict } from '../domain/classify.js';
 import { MicroBatcher } from '../domain/micro-batcher.js';
@@ -72,12 +72,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly held: HeldDeliveries,
     private readonly config: WebhookDispatcherConfig,
   ) {
-    this.client = new OutboundClient({
-      policy: { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
-      // Several organisations may share one host (a multi-tenant integrator): the pool per origin must
-      // never be what limits them, or one hanging organisation would hold the connections of the others.
-      connectionsPerOrigin: config.WEBHOOK_CONCURRENCY,
-    });
+    this.client = new OutboundClient(outboundClientOptions(config));
     this.schedule = { baseMs: config.WEBHOOK_BACKOFF_BASE_MS, factor: config.WEBHOOK_BACKOFF_FACTOR, capMs: config.WEBHOOK_BACKOFF_CAP_MS };
     this.attempts = new MicroBatcher((records) => this.repository.recordAttempts(records).then(() => records.map(() => undefined)), 500);
   }

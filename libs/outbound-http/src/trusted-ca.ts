@@ -1,0 +1,28 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/**
+ * The PEM text of a file of CA certificates that calls to integrators trust besides the public CAs
+ * (a private deployment's own CA). Read once at start-up; a file that cannot serve stops the start
+ * with a plain reason rather than failing every https call later.
+ */
+export function readCaFile(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`the CA file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const blocks = text.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) throw new Error('the CA file holds no PEM certificate');
+  blocks.forEach((block, index) => {
+    try {
+      new X509Certificate(block);
+    } catch {
+      throw new Error(`certificate ${index + 1} of the CA file is not a valid certificate`);
+    }
+  });
+  return text;
+}
