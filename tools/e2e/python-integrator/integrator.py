@@ -365,9 +365,11 @@ def serve(config):
     Integrator.received = Received()
     servers = []
     port = config.port
-    for host, server_class in ((config.host, ThreadingHTTPServer), ("::1", IPv6Server)):
-        if server_class is IPv6Server and (config.host != "127.0.0.1" or not socket.has_ipv6):
-            continue
+    addresses = [config.host]
+    if config.host == "127.0.0.1" and socket.has_ipv6:
+        addresses.append("::1")
+    for host in addresses:
+        server_class = IPv6Server if ":" in host else ThreadingHTTPServer
         try:
             server = server_class((host, port), Integrator)
         except OSError:
