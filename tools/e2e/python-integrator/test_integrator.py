@@ -1,0 +1,98 @@
+"""The verifiers against the worked examples of libs/webhook-signing/README.md (python3 -m unittest)."""
+
+import unittest
+from email.message import Message
+
+from integrator import verify_hmac, verify_standard_webhook
+
+SECRET = "example-secret-do-not-use"
+NEW_SECRET = "example-secret-2-do-not-use"
+BODY = b'{"offerId":"off_123","answer":"accepted"}'
+PATH = "/hooks/v1/offer/response?x=1"
+SIGNED_AT = 1795344903  # 2026-11-22T10:55:03Z
+HMAC_OLD = "hmac e94fd7f19cf4658f3e8dafc8207b89a3bb8b6ea8626c34c814ad1cccec5d7889"
+HMAC_NEW = "hmac 0817bb728328bcc36d116fff6b772f96623cf509ce5c4035f7d833fc21c279ad"
+SW_OLD = "v1,Tqkg4STnya0XCD1pTFrh/J8hq3XayENA1CVknbZdMN8="
+SW_NEW = "v1,jau3my4wFQ3eOMHmfVjKX16JgCj+nRItEX6owRN3YWs="
+
+
+def headers(**values):
+    message = Message()
+    for name, value in values.items():
+        for one in value if isinstance(value, list) else [value]:
+            message[name.replace("_", "-")] = one
+    return message
+
+
+def hmac_headers(authorization=HMAC_OLD, timestamp="2026-11-22T10:55:03Z"):
+    return headers(Timestamp=timestamp, Authorization=authorization)
+
+
+def sw_headers(signature=SW_OLD, timestamp=str(SIGNED_AT)):
+    return headers(webhook_id="evt_123", webhook_timestamp=timestamp, webhook_signature=signature)
+
+
+class HmacScheme(unittest.TestCase):
+    def test_worked_example(self):
+        self.assertIsNone(verify_hmac([SECRET], "POST", PATH, BODY, hmac_headers(), now=SIGNED_AT))
+
+    def test_empty_body(self):
+        auth = "hmac bd0b1b992e568d264a0f26eb24cab24ac910835818e962907e2c72304daa5f6a"
+        self.assertIsNone(verify_hmac([SECRET], "GET", "/hooks/v1/ping", b"", hmac_headers(auth), now=SIGNED_AT))
+
+    def test_rotation_any_entry_any_secret(self):
+        both = f"{HMAC_NEW}, {HMAC_OLD}"
+        self.assertIsNone(verify_hmac([SECRET], "POST", PATH, BODY, hmac_headers(both), now=SIGNED_AT))
+        self.assertIsNone(verify_hmac([NEW_SECRET], "POST", PATH, BODY, hmac_headers(both), now=SIGNED_AT))
+        self.assertIsNone(verify_hmac([NEW_SECRET], "POST", PATH, BODY, hmac_headers([HMAC_OLD, HMAC_NEW]), now=SIGNED_AT))
+
+    def test_rejects(self):
+        cases = {
+            "other secret": ([NEW_SECRET], "POST", PATH, BODY, hmac_headers()),
+            "other body": ([SECRET], "POST", PATH, BODY + b" ", hmac_headers()),
+            "other path": ([SECRET], "POST", "/offer/response?x=1", BODY, hmac_headers()),
+            "other method": ([SECRET], "PUT", PATH, BODY, hmac_headers()),
+            "upper-case hex": ([SECRET], "POST", PATH, BODY, hmac_headers(HMAC_OLD.upper().replace("HMAC", "hmac"))),
+            "milliseconds": ([SECRET], "POST", PATH, BODY, hmac_headers(timestamp="2026-11-22T10:55:03.000Z")),
+            "no Authorization": ([SECRET], "POST", PATH, BODY, headers(Timestamp="2026-11-22T10:55:03Z")),
+            "two Timestamps": ([SECRET], "POST", PATH, BODY, headers(Timestamp=["2026-11-22T10:55:03Z"] * 2, Authorization=HMAC_OLD)),
+            "oversized": ([SECRET], "POST", PATH, BODY, hmac_headers(", ".join([HMAC_OLD] * 20))),
+            "impossible date": ([SECRET], "POST", PATH, BODY, hmac_headers(timestamp="2026-13-22T10:55:03Z")),
+        }
+        for name, (secrets, method, path, body, given) in cases.items():
+            with self.subTest(name):
+                self.assertIsNotNone(verify_hmac(secrets, method, path, body, given, now=SIGNED_AT))
+
+    def test_tolerance_both_directions(self):
+        for now, ok in ((SIGNED_AT + 300, True), (SIGNED_AT - 300, True), (SIGNED_AT + 301, False), (SIGNED_AT - 301, False)):
+            with self.subTest(now=now - SIGNED_AT):
+                self.assertEqual(verify_hmac([SECRET], "POST", PATH, BODY, hmac_headers(), now=now) is None, ok)
+
+
+class StandardWebhooksScheme(unittest.TestCase):
+    def test_worked_example(self):
+        self.assertIsNone(verify_standard_webhook([SECRET], BODY, sw_headers(), now=SIGNED_AT))
+
+    def test_rotation_space_separated(self):
+        both = f"{SW_NEW} {SW_OLD}"
+        self.assertIsNone(verify_standard_webhook([SECRET], BODY, sw_headers(both), now=SIGNED_AT))
+        self.assertIsNone(verify_standard_webhook([NEW_SECRET], BODY, sw_headers(both), now=SIGNED_AT))
+
+    def test_rejects(self):
+        cases = {
+            "other secret": ([NEW_SECRET], BODY, sw_headers()),
+            "other body": ([SECRET], BODY + b" ", sw_headers()),
+            "other id": ([SECRET], BODY, headers(webhook_id="evt_124", webhook_timestamp=str(SIGNED_AT), webhook_signature=SW_OLD)),
+            "v2 entry": ([SECRET], BODY, sw_headers(SW_OLD.replace("v1,", "v2,"))),
+            "not base64": ([SECRET], BODY, sw_headers("v1,***")),
+            "stale": ([SECRET], BODY, sw_headers(timestamp=str(SIGNED_AT - 301))),
+            "future": ([SECRET], BODY, sw_headers(timestamp=str(SIGNED_AT + 301))),
+            "no id": ([SECRET], BODY, headers(webhook_timestamp=str(SIGNED_AT), webhook_signature=SW_OLD)),
+        }
+        for name, (secrets, body, given) in cases.items():
+            with self.subTest(name):
+                self.assertIsNotNone(verify_standard_webhook(secrets, body, given, now=SIGNED_AT))
+
+
+if __name__ == "__main__":
+    unittest.main()
