@@ -39,6 +39,8 @@ beforeAll(async () => {
   });
   const directory = platform.url('contact-directory');
   agency = await seedOrganisation(platform.admin, { name: 'Python Staffing', workers: 2, userEmail: 'admin@python-staffing.example' });
+  // An agency answers contact suggestions only once an operator vouches for it.
+  await platform.admin.approveSuggestionProvider(agency.organisation.id);
   agencyPortalToken = (await issuePortalUserToken(directory, platform.env.DIRECTORY_ADMIN_TOKEN, agency.user.id)).token;
   hirerEmail = 'hirer@python-hirer.example';
   const hirer = await seedOrganisation(platform.admin, { name: 'Python Hirer', kind: 'hirer', workers: 0, userEmail: hirerEmail });
