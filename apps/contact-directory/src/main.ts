@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
-import { assertAdminTokenAllowed, ContactDirectoryConfig } from './config/contact-directory.config.js';
+import { assertSecretKeyFormat, ContactDirectoryConfig } from './config/contact-directory.config.js';
 import { ContactDirectoryModule } from './contact-directory.module.js';
 
 /** Largest admin request: a bulk of 10,000 workers with long names and e-mail addresses. */
 const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 export async function startContactDirectory(config: ContactDirectoryConfig) {
-  assertAdminTokenAllowed(config);
+  assertSecretKeyFormat(config);
   const app = await createHttpService(ContactDirectoryModule.forRoot(config), {
     metricsToken: config.METRICS_TOKEN,
     bodyLimit: BODY_LIMIT_BYTES,

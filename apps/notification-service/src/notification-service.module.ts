@@ -38,7 +38,7 @@ export function createPushTransport(config: NotificationServiceConfig): PushTran
 @Module({})
 export class NotificationServiceModule {
   static forRoot(config: NotificationServiceConfig, transport: PushTransport = createPushTransport(config)): DynamicModule {
-    const devEndpoints = transport instanceof RecordingPushTransport && config.DEV_ENDPOINTS;
+    const devEndpoints = transport instanceof RecordingPushTransport && config.DEV_ENDPOINTS !== 'false';
     const controllers: Array<Type<unknown>> = [WorkerDevicesController, WorkerNotificationsController];
     const providers: Provider[] = [
       { provide: NotificationServiceConfig, useValue: config },

@@ -1,5 +1,6 @@
 export * from './cache/ttl-cache.js';
 export * from './config/load-config.js';
+export * from './config/production-rules.js';
 export * from './config/service.config.js';
 export * from './database/database.module.js';
 export * from './database/prepared.js';

@@ -4,14 +4,15 @@ import { createTestCertificates } from '@availability/testing';
 import { randomBytes } from 'node:crypto';
 import {
   addressPolicy,
-  assertAdminTokenAllowed,
+  assertSecretKeyFormat,
   ContactDirectoryConfig,
   DEV_SECRET_KEY,
   outboundClientOptions,
   secretKey,
 } from './contact-directory.config.js';
 
-const LONG_TOKEN = 'x'.repeat(32);
+const LONG_TOKEN = randomBytes(24).toString('base64url');
+const METRICS_TOKEN = randomBytes(24).toString('base64url');
 const KEY = randomBytes(32).toString('base64');
 
 describe('ContactDirectoryConfig', () => {
@@ -19,7 +20,7 @@ describe('ContactDirectoryConfig', () => {
     const config = loadConfig(ContactDirectoryConfig, {});
     expect(config.PORT).toBe(3001);
     expect(config.DIRECTORY_ADMIN_TOKEN).toBe('dev-admin-token');
-    expect(() => assertAdminTokenAllowed(config)).not.toThrow();
+    expect(() => assertSecretKeyFormat(config)).not.toThrow();
   });
 
   it('reads the port and admin token from the environment', () => {
@@ -28,35 +29,38 @@ describe('ContactDirectoryConfig', () => {
     expect(config.DIRECTORY_ADMIN_TOKEN).toBe('operator-token');
   });
 
-  it('refuses to start in production without a long admin token, without revealing it', () => {
-    const unset = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production' });
-    expect(() => assertAdminTokenAllowed(unset)).toThrow(ConfigValidationError);
-    const short = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: 'short-secret' });
-    expect(() => assertAdminTokenAllowed(short)).toThrow(/DIRECTORY_ADMIN_TOKEN/);
-    expect(() => assertAdminTokenAllowed(short)).not.toThrow(/short-secret/);
-    const long = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY });
-    expect(() => assertAdminTokenAllowed(long)).not.toThrow();
+  it('refuses to start in production without a real admin token, without revealing it', () => {
+    const production = { NODE_ENV: 'production', DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN };
+    expect(() => loadConfig(ContactDirectoryConfig, production)).toThrow(/DIRECTORY_ADMIN_TOKEN: must not be the development default/);
+    const load = (token: string) => () => loadConfig(ContactDirectoryConfig, { ...production, DIRECTORY_ADMIN_TOKEN: token });
+    expect(load('short-secret')).toThrow(ConfigValidationError);
+    expect(load('short-secret')).not.toThrow(/short-secret/);
+    expect(load('change-me-change-me-change-me-change-me')).toThrow(/DIRECTORY_ADMIN_TOKEN: looks like a placeholder/);
+    expect(load(LONG_TOKEN)).not.toThrow();
   });
 
-  it('allows short tokens outside production', () => {
-    expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'test', DIRECTORY_ADMIN_TOKEN: 't' }))).not.toThrow();
+  it('refuses loopback integrators in production, and allows short tokens outside it', () => {
+    const production = { NODE_ENV: 'production', DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, DIRECTORY_ADMIN_TOKEN: LONG_TOKEN };
+    expect(() => loadConfig(ContactDirectoryConfig, { ...production, WEBHOOK_ALLOW_LOOPBACK: 'true' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK: is for development only/);
+    expect(() => loadConfig(ContactDirectoryConfig, { NODE_ENV: 'test', DIRECTORY_ADMIN_TOKEN: 't' })).not.toThrow();
   });
 
   it('needs a 32-byte secret key, and a real one in production', () => {
     const dev = loadConfig(ContactDirectoryConfig, {});
     expect(secretKey(dev)).toHaveLength(32);
     expect(dev.DIRECTORY_SECRET_KEY).toBe(DEV_SECRET_KEY);
-    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN };
-    expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, production))).toThrow(/DIRECTORY_SECRET_KEY/);
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, METRICS_TOKEN };
+    expect(() => loadConfig(ContactDirectoryConfig, production)).toThrow(/DIRECTORY_SECRET_KEY: must not be the development default/);
     const short = randomBytes(16).toString('base64');
-    expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).toThrow(/DIRECTORY_SECRET_KEY: must be 32 bytes/);
-    expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).not.toThrow(short);
+    expect(() => assertSecretKeyFormat(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).toThrow(/DIRECTORY_SECRET_KEY: must be 32 bytes/);
+    expect(() => assertSecretKeyFormat(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).not.toThrow(short);
     expect(secretKey(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: KEY }))).toEqual(Buffer.from(KEY, 'base64'));
   });
 
   it('allows loopback calls to integrators outside production only, unless configured', () => {
     expect(addressPolicy(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'test' }))).toEqual({ allowLoopback: true, allowPrivate: false });
-    expect(addressPolicy(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production' }))).toEqual({ allowLoopback: false, allowPrivate: false });
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN };
+    expect(addressPolicy(loadConfig(ContactDirectoryConfig, production))).toEqual({ allowLoopback: false, allowPrivate: false });
     expect(addressPolicy(loadConfig(ContactDirectoryConfig, { WEBHOOK_ALLOW_LOOPBACK: 'false', WEBHOOK_ALLOW_PRIVATE: 'true' }))).toEqual({
       allowLoopback: false,
       allowPrivate: true,
@@ -74,7 +78,8 @@ describe('ContactDirectoryConfig', () => {
   it('builds the integrator client from the address policy and the extra CA file, refusing a file that cannot serve', async () => {
     const certificates = await createTestCertificates();
     try {
-      const config = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', OUTBOUND_CA_FILE: certificates.caFile });
+      const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN };
+      const config = loadConfig(ContactDirectoryConfig, { ...production, OUTBOUND_CA_FILE: certificates.caFile });
       expect(outboundClientOptions(config)).toMatchObject({ policy: { allowLoopback: false, allowPrivate: false }, extraCaCertificates: certificates.caCert });
       expect(outboundClientOptions(loadConfig(ContactDirectoryConfig, {})).extraCaCertificates).toBeUndefined();
       const missing = () => outboundClientOptions(loadConfig(ContactDirectoryConfig, { OUTBOUND_CA_FILE: `${certificates.dir}/missing.pem` }));

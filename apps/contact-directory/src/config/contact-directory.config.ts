@@ -1,6 +1,5 @@
 import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
-import { adminTokenProblem } from '@availability/auth';
+import { ConfigValidationError, developmentOnly, InProduction, realSecret, ServiceConfig } from '@availability/service-core';
 import { type AddressPolicy, type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 
 
@@ -21,9 +20,10 @@ export class ContactDirectoryConfig extends ServiceConfig {
 
   /**
    * Bearer token of the admin API (platform operators, the CLI, tests, benchmarks). The default only
-   * suits a development machine: in production it must be set, and at least 32 characters long.
+   * suits a development machine: in production it must be a real secret of at least 32 characters.
    */
   @IsString()
+  @InProduction(realSecret('dev-admin-token'))
   @IsNotEmpty()
   @MaxLength(512)
   DIRECTORY_ADMIN_TOKEN = 'dev-admin-token';
@@ -35,10 +35,12 @@ export class ContactDirectoryConfig extends ServiceConfig {
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
+  @InProduction(realSecret(DEV_SECRET_KEY))
   DIRECTORY_SECRET_KEY = DEV_SECRET_KEY;
 
   /** Whether calls to integrators may go to loopback addresses; `auto` = only outside production. */
   @IsIn(TRI_STATE)
+  @InProduction(developmentOnly)
   WEBHOOK_ALLOW_LOOPBACK: TriState = 'auto';
 
   /** Whether calls to integrators may go to private network addresses (10/8, 172.16/12, 192.168/16, …). */
@@ -83,19 +85,9 @@ export class ContactDirectoryConfig extends ServiceConfig {
   SUGGESTIONS_MAX_PER_PROVIDER = 500;
 }
 
-/**
- * Start-up rules that depend on several settings. Messages name the variable, never the value.
- */
-export function assertAdminTokenAllowed(config: ContactDirectoryConfig): void {
-  const problems: string[] = [];
-  const tokenProblem = adminTokenProblem('DIRECTORY_ADMIN_TOKEN', config.DIRECTORY_ADMIN_TOKEN, config.NODE_ENV);
-  if (tokenProblem) problems.push(tokenProblem);
-  if (!isSecretKey(config.DIRECTORY_SECRET_KEY)) {
-    problems.push('DIRECTORY_SECRET_KEY: must be 32 bytes in base64');
-  } else if (config.NODE_ENV === 'production' && config.DIRECTORY_SECRET_KEY === DEV_SECRET_KEY) {
-    problems.push('DIRECTORY_SECRET_KEY: must be set (not the development default) when NODE_ENV is production');
-  }
-  if (problems.length > 0) throw new ConfigValidationError(problems);
+/** The secret key's format, checked at start-up; the message names the variable, never the value. */
+export function assertSecretKeyFormat(config: ContactDirectoryConfig): void {
+  if (!isSecretKey(config.DIRECTORY_SECRET_KEY)) throw new ConfigValidationError(['DIRECTORY_SECRET_KEY: must be 32 bytes in base64']);
 }
 
 function isSecretKey(value: string): boolean {

@@ -1,5 +1,5 @@
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, Min } from 'class-validator';
-import { ServiceConfig } from '@availability/service-core';
+import { InProduction, realSecret, ServiceConfig } from '@availability/service-core';
 
 /** Settings of the reference integrator. Only INTEGRATOR_SECRET matters in a real deployment. */
 export class ExampleIntegratorConfig extends ServiceConfig {
@@ -14,7 +14,16 @@ export class ExampleIntegratorConfig extends ServiceConfig {
    */
   @IsString()
   @IsNotEmpty()
+  @InProduction(realSecret('dev-integrator-secret', 16))
   INTEGRATOR_SECRET = 'dev-integrator-secret';
+
+  /**
+   * Bearer token that `GET /received` and `DELETE /received` need (they show what the platform
+   * sent). Empty leaves them open, which only development allows.
+   */
+  @IsString()
+  @InProduction(realSecret())
+  INTEGRATOR_RECEIVED_TOKEN = '';
 
   /** JSON file with the contacts offered as suggestions (array of spec 2.7 objects, optional `knownBy`). */
   @IsOptional()

@@ -5,6 +5,7 @@ import { ProblemException } from '@availability/service-core';
 import { ExampleIntegratorConfig } from '../config/example-integrator.config.js';
 import { type ContactSuggestion, loadContacts, parseSuggestionRequest, type SeededContact, suggest } from '../contacts/contacts.js';
 import { rawBodyOf } from './raw-body.js';
+import { ReceivedTokenGuard } from './received-token.guard.js';
 import { ReceivedStore } from './received.store.js';
 import { SignatureGuard } from './signature.guard.js';
 
@@ -65,12 +66,14 @@ export class WebhooksController {
 
   /** For demos and tests: what has been received so far (not part of the spec; a real integrator has no such route). */
   @Get('received')
+  @UseGuards(ReceivedTokenGuard)
   @ApiOperation({ summary: 'Webhooks received (unique by webhook-id) and how many repeats were ignored' })
   list() {
     return this.received.list();
   }
 
   @Delete('received')
+  @UseGuards(ReceivedTokenGuard)
   @HttpCode(204)
   clear(): void {
     this.received.clear();

@@ -1,5 +1,5 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { ServiceConfig } from '@availability/service-core';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { developmentOnly, InProduction, oneOf, ServiceConfig, unset } from '@availability/service-core';
 
 /** notification-service settings (on top of ServiceConfig); see apps/notification-service/README.md. */
 export class NotificationServiceConfig extends ServiceConfig {
@@ -10,6 +10,7 @@ export class NotificationServiceConfig extends ServiceConfig {
 
   /** `fcm` sends through Firebase Cloud Messaging; `recording` only records (development, tests, benchmarks). */
   @IsIn(['fcm', 'recording'])
+  @InProduction(oneOf('fcm'))
   PUSH_TRANSPORT: 'fcm' | 'recording' = 'recording';
 
   /** The Firebase service account: its JSON itself, or a path to the JSON file. Required with PUSH_TRANSPORT=fcm. */
@@ -20,6 +21,7 @@ export class NotificationServiceConfig extends ServiceConfig {
   /** Recording transport only: JSON map token → FCM error code (or {code, times, retryAfterMs}) to fail with. */
   @IsOptional()
   @IsString()
+  @InProduction(unset)
   RECORDING_PUSH_FAILURES = '';
 
   /** How long FCM keeps trying to deliver a push to an offline device (Android ttl, apns-expiration). */
@@ -83,7 +85,12 @@ export class NotificationServiceConfig extends ServiceConfig {
   @Min(100)
   EMAIL_DIGEST_WINDOW_MS = 60_000;
 
-  /** Expose /dev/push-log and /dev/push-failures (only ever with PUSH_TRANSPORT=recording). */
-  @IsBoolean()
-  DEV_ENDPOINTS = true;
+  /**
+   * /dev/push-log and /dev/push-failures: `auto` serves them exactly when PUSH_TRANSPORT=recording
+   * (which production refuses), `false` never. They show device tokens and offer titles to anyone who
+   * can reach the port: `true` is refused in production.
+   */
+  @IsIn(['auto', 'true', 'false'])
+  @InProduction(developmentOnly)
+  DEV_ENDPOINTS: 'auto' | 'true' | 'false' = 'auto';
 }

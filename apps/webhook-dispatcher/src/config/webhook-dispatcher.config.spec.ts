@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
@@ -10,13 +11,14 @@ describe('WebhookDispatcherConfig', () => {
     expect(config).toMatchObject({ PORT: 3003, WEBHOOK_MAX_ATTEMPTS: 30, WEBHOOK_TIMEOUT_MS: 10_000, WEBHOOK_ALLOW_LOOPBACK: true, WEBHOOK_ALLOW_PRIVATE: false });
   });
 
-  it('refuses loopback in production unless allowed, and short admin tokens', () => {
-    const token = 'x'.repeat(32);
-    const production = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: token }), {});
+  it('refuses loopback in production, and admin tokens that are not real secrets', () => {
+    const real = { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: randomBytes(24).toString('base64url'), METRICS_TOKEN: randomBytes(24).toString('base64url') };
+    const production = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, real), {});
     expect(production.WEBHOOK_ALLOW_LOOPBACK).toBe(false);
-    const short = loadConfig(WebhookDispatcherConfig, { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: 'short-secret' });
-    expect(() => resolveDispatcherConfig(short, {})).toThrow(ConfigValidationError);
-    expect(() => resolveDispatcherConfig(short, {})).not.toThrow(/short-secret/);
+    expect(() => loadConfig(WebhookDispatcherConfig, { ...real, WEBHOOK_ALLOW_LOOPBACK: 'true' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK: is for development only/);
+    const short = () => loadConfig(WebhookDispatcherConfig, { ...real, DISPATCHER_ADMIN_TOKEN: 'short-secret' });
+    expect(short).toThrow(ConfigValidationError);
+    expect(short).not.toThrow(/short-secret/);
     const env = { NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'false' };
     expect(resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, env), env).WEBHOOK_ALLOW_LOOPBACK).toBe(false);
   });

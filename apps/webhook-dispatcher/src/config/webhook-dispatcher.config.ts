@@ -1,6 +1,5 @@
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
-import { adminTokenProblem } from '@availability/auth';
+import { ConfigValidationError, developmentOnly, InProduction, realSecret, ServiceConfig } from '@availability/service-core';
 import { type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 
 
@@ -14,8 +13,9 @@ export class WebhookDispatcherConfig extends ServiceConfig {
   @Max(65535)
   PORT = 3003;
 
-  /** Bearer token of the operator API and the queue dashboard. At least 32 characters in production. */
+  /** Bearer token of the operator API and the queue dashboard. A real secret of at least 32 characters in production. */
   @IsString()
+  @InProduction(realSecret('dev-dispatcher-admin-token'))
   @IsNotEmpty()
   @MaxLength(512)
   DISPATCHER_ADMIN_TOKEN = 'dev-dispatcher-admin-token';
@@ -116,6 +116,7 @@ export class WebhookDispatcherConfig extends ServiceConfig {
 
   /** SSRF policy: loopback and private addresses are refused unless allowed here (tests and development allow loopback). */
   @IsBoolean()
+  @InProduction(developmentOnly)
   WEBHOOK_ALLOW_LOOPBACK = false;
 
   @IsBoolean()
@@ -134,8 +135,6 @@ export class WebhookDispatcherConfig extends ServiceConfig {
  * Outside production, loopback calls are allowed unless WEBHOOK_ALLOW_LOOPBACK says otherwise.
  */
 export function resolveDispatcherConfig(config: WebhookDispatcherConfig, env: Record<string, string | undefined> = process.env): WebhookDispatcherConfig {
-  const tokenProblem = adminTokenProblem('DISPATCHER_ADMIN_TOKEN', config.DISPATCHER_ADMIN_TOKEN, config.NODE_ENV);
-  if (tokenProblem) throw new ConfigValidationError([tokenProblem]);
   if (config.NODE_ENV !== 'production' && (env.WEBHOOK_ALLOW_LOOPBACK ?? '') === '') config.WEBHOOK_ALLOW_LOOPBACK = true;
   return config;
 }

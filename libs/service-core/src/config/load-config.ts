@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
+import { productionProblems } from './production-rules.js';
 
 export class ConfigValidationError extends Error {
   constructor(readonly problems: string[]) {
@@ -12,7 +13,8 @@ export class ConfigValidationError extends Error {
  * Reads environment variables into a typed, validated config class. Every service calls this once at
  * start-up, so a bad deployment fails fast with every problem listed instead of failing at first use.
  * Only the variables the class declares are read, and messages name the variable and the rule, never
- * the value (it may be a secret).
+ * the value (it may be a secret). With `NODE_ENV=production`, the settings' production rules apply too
+ * (see InProduction).
  */
 export function loadConfig<T extends object>(
   configClass: new () => T,
@@ -25,8 +27,9 @@ export function loadConfig<T extends object>(
     if (value !== undefined && value !== '') plain[key] = coerce(value, defaults[key]);
   }
   const config = plainToInstance(configClass, plain, { enableImplicitConversion: true });
-  const errors = validateSync(config, { forbidUnknownValues: true });
-  if (errors.length > 0) throw new ConfigValidationError(flatten(errors));
+  const problems = flatten(validateSync(config, { forbidUnknownValues: true }));
+  if ((config as { NODE_ENV?: string }).NODE_ENV === 'production') problems.push(...productionProblems(config));
+  if (problems.length > 0) throw new ConfigValidationError(problems);
   return config;
 }
 

@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { InProduction, realSecret } from './production-rules.js';
 
 /**
  * Settings every service shares. A service's own config class extends this one, so all services read
@@ -65,8 +66,12 @@ export class ServiceConfig {
   @Min(50)
   DIRECTORY_TIMEOUT_MS = 2_000;
 
-  /** When set, `GET /metrics` (Prometheus) needs `Authorization: Bearer <METRICS_TOKEN>`; open when empty. */
+  /**
+   * When set, `GET /metrics` (Prometheus) needs `Authorization: Bearer <METRICS_TOKEN>`; open when
+   * empty, which only development allows (metrics tell who calls what, and how often).
+   */
   @IsOptional()
+  @InProduction(realSecret())
   @IsString()
   METRICS_TOKEN = '';
 

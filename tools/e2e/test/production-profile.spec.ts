@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from '@jest/globals';
+
+/**
+ * `NODE_ENV=production` refuses to start with anything made for development, and says every
+ * offending setting at once (names, never values). Each service is started as it is deployed.
+ */
+const STRONG = 'R7q2Zp9LmX4vT8wKc3NfY6hB1sJd5GaE';
+const KEY = Buffer.alloc(32, 7).toString('base64');
+/** Were a configuration accepted, the service could reach nothing: no test touches shared state. */
+const UNREACHABLE = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', NATS_URL: 'nats://127.0.0.1:1', REDIS_URL: 'redis://127.0.0.1:1' };
+
+interface Exit {
+  code: number | null;
+  output: string;
+}
+
+function start(app: string, env: Record<string, string>): Promise<Exit> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [`dist/apps/${app}/src/main.js`], {
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'fatal', PORT: '0', ...UNREACHABLE, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+const cases: Array<{ app: string; env: Record<string, string>; offending: string[]; secrets: string[] }> = [
+  {
+    app: 'notification-service',
+    env: { PUSH_TRANSPORT: 'recording', DEV_ENDPOINTS: 'true', RECORDING_PUSH_FAILURES: '{}', METRICS_TOKEN: 'change-me-change-me-change-me-change-me' },
+    offending: ['PUSH_TRANSPORT', 'DEV_ENDPOINTS', 'RECORDING_PUSH_FAILURES', 'METRICS_TOKEN'],
+    secrets: ['change-me-change-me-change-me-change-me'],
+  },
+  {
+    app: 'contact-directory',
+    env: { DIRECTORY_ADMIN_TOKEN: 'change-me-change-me-change-me-change-me', WEBHOOK_ALLOW_LOOPBACK: 'true', METRICS_TOKEN: STRONG },
+    offending: ['DIRECTORY_ADMIN_TOKEN', 'DIRECTORY_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK'],
+    secrets: ['change-me-change-me-change-me-change-me'],
+  },
+  {
+    app: 'webhook-dispatcher',
+    env: { DISPATCHER_ADMIN_TOKEN: 'a'.repeat(40), WEBHOOK_ALLOW_LOOPBACK: 'true', METRICS_TOKEN: '' },
+    offending: ['DISPATCHER_ADMIN_TOKEN', 'WEBHOOK_ALLOW_LOOPBACK', 'METRICS_TOKEN'],
+    secrets: ['a'.repeat(40)],
+  },
+  {
+    app: 'offers-api',
+    env: { METRICS_TOKEN: 'short' },
+    offending: ['METRICS_TOKEN'],
+    secrets: [],
+  },
+  {
+    app: 'example-integrator',
+    env: { INTEGRATOR_SECRET: 'dev-integrator-secret', METRICS_TOKEN: STRONG },
+    offending: ['INTEGRATOR_SECRET', 'INTEGRATOR_RECEIVED_TOKEN'],
+    secrets: ['dev-integrator-secret'],
+  },
+];
+
+describe('production profile', () => {
+  it.each(cases)('$app refuses to start with development settings, naming every one and no value', async ({ app, env, offending, secrets }) => {
+    const exit = await start(app, env);
+    expect(exit.code).not.toBe(0);
+    for (const setting of offending) expect(exit.output).toMatch(new RegExp(`${setting}: `));
+    for (const secret of secrets) expect(exit.output).not.toContain(secret);
+  });
+
+  it('names nothing it need not: a production notification-service with real settings gets past its configuration', async () => {
+    // No database is reachable on this port, so the start fails later, at connecting: not at the configuration.
+    const exit = await start('notification-service', {
+      PUSH_TRANSPORT: 'fcm',
+      FCM_SERVICE_ACCOUNT_JSON: JSON.stringify({ project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com', private_key: 'x' }),
+      METRICS_TOKEN: STRONG,
+      DIRECTORY_SECRET_KEY: KEY,
+    });
+    expect(exit.output).not.toMatch(/Invalid configuration/);
+  });
+});
