@@ -1,6 +1,7 @@
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
 import { adminTokenProblem } from '@availability/auth';
+import { SigningKeyRing } from '@availability/webhook-signing';
 
 
 /**
@@ -119,6 +120,22 @@ export class WebhookDispatcherConfig extends ServiceConfig {
 
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE = false;
+
+  /**
+   * The platform's ed25519 keys for `v1a` signatures, a JSON array (first entry signs, every entry is
+   * published at /.well-known/webhook-keys.json): `[{"kid":"2026-11","privateKeyPem":"-----BEGIN PRIVATE KEY-----\n…"}]`.
+   * contact-directory must have the same value. Required in production; empty elsewhere = a key generated
+   * at start-up. See docs/operator-guide.md "Signing keys".
+   */
+  @IsString()
+  @MaxLength(65_536)
+  WEBHOOK_SIGNING_KEYS = '';
+
+  /** How long verifiers may cache the published key set (its Cache-Control max-age). */
+  @IsInt()
+  @Min(0)
+  @Max(86_400)
+  WEBHOOK_KEY_SET_MAX_AGE_SECONDS = 300;
 }
 
 /**
@@ -129,5 +146,18 @@ export function resolveDispatcherConfig(config: WebhookDispatcherConfig, env: Re
   const tokenProblem = adminTokenProblem('DISPATCHER_ADMIN_TOKEN', config.DISPATCHER_ADMIN_TOKEN, config.NODE_ENV);
   if (tokenProblem) throw new ConfigValidationError([tokenProblem]);
   if (config.NODE_ENV !== 'production' && (env.WEBHOOK_ALLOW_LOOPBACK ?? '') === '') config.WEBHOOK_ALLOW_LOOPBACK = true;
+  signingKeys(config);
   return config;
+}
+
+/**
+ * The signing keys of WEBHOOK_SIGNING_KEYS (outside production, an empty value becomes a key generated
+ * now and kept in `config`). Throws a ConfigValidationError that never contains key material.
+ */
+export function signingKeys(config: WebhookDispatcherConfig): SigningKeyRing {
+  try {
+    return SigningKeyRing.fromSettings(config);
+  } catch (error) {
+    throw new ConfigValidationError([(error as Error).message]);
+  }
 }
