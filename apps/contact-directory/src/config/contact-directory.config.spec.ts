@@ -1,10 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
 import { randomBytes } from 'node:crypto';
-import { addressPolicy, assertAdminTokenAllowed, ContactDirectoryConfig, DEV_SECRET_KEY, secretKey } from './contact-directory.config.js';
+import { generateSigningKeysJson } from '@availability/webhook-signing';
+import { addressPolicy, assertAdminTokenAllowed, ContactDirectoryConfig, DEV_SECRET_KEY, secretKey, signingKeys } from './contact-directory.config.js';
 
 const LONG_TOKEN = 'x'.repeat(32);
 const KEY = randomBytes(32).toString('base64');
+const SIGNING_KEYS = generateSigningKeysJson('test-1');
 
 describe('ContactDirectoryConfig', () => {
   it('defaults to port 3001 and a development admin token', () => {
@@ -26,7 +28,7 @@ describe('ContactDirectoryConfig', () => {
     const short = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: 'short-secret' });
     expect(() => assertAdminTokenAllowed(short)).toThrow(/DIRECTORY_ADMIN_TOKEN/);
     expect(() => assertAdminTokenAllowed(short)).not.toThrow(/short-secret/);
-    const long = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY });
+    const long = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS });
     expect(() => assertAdminTokenAllowed(long)).not.toThrow();
   });
 
@@ -54,6 +56,18 @@ describe('ContactDirectoryConfig', () => {
       allowPrivate: true,
     });
     expect(() => loadConfig(ContactDirectoryConfig, { WEBHOOK_ALLOW_LOOPBACK: 'maybe' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK/);
+  });
+
+  it('needs signing keys in production, generates one elsewhere, and never shows key material in errors', () => {
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY };
+    expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, production))).toThrow(/WEBHOOK_SIGNING_KEYS: must be set/);
+    const broken = loadConfig(ContactDirectoryConfig, { ...production, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS.replace('"kid":"test-1"', '"kid":""') });
+    expect(() => assertAdminTokenAllowed(broken)).toThrow(/WEBHOOK_SIGNING_KEYS: key 1: kid/);
+    expect(() => assertAdminTokenAllowed(broken)).not.toThrow(/PRIVATE KEY/);
+    const development = loadConfig(ContactDirectoryConfig, {});
+    expect(signingKeys(development).active.kid).toMatch(/^dev-/);
+    expect(signingKeys(development).keySet()).toEqual(signingKeys(development).keySet());
+    expect(signingKeys(loadConfig(ContactDirectoryConfig, { WEBHOOK_SIGNING_KEYS: SIGNING_KEYS })).active.kid).toBe('test-1');
   });
 
   it('reads the grace period and suggestion limits', () => {

@@ -2,6 +2,7 @@ import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-va
 import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
 import { adminTokenProblem } from '@availability/auth';
 import type { AddressPolicy } from '@availability/outbound-http';
+import { SigningKeyRing } from '@availability/webhook-signing';
 
 
 /**
@@ -74,6 +75,20 @@ export class ContactDirectoryConfig extends ServiceConfig {
   @Min(1)
   @Max(10_000)
   SUGGESTIONS_MAX_PER_PROVIDER = 500;
+
+  /**
+   * The platform's ed25519 keys for `v1a` signatures (of `/test/auth` and contact-suggestion searches):
+   * the same JSON array as webhook-dispatcher's, which publishes the public keys. Required in production;
+   * empty elsewhere = a key generated at start-up. See docs/operator-guide.md "Signing keys".
+   */
+  @IsString()
+  @MaxLength(65_536)
+  WEBHOOK_SIGNING_KEYS = '';
+
+  /** Instead of WEBHOOK_SIGNING_KEYS: a file holding the same JSON (e.g. a mounted secret). */
+  @IsString()
+  @MaxLength(4096)
+  WEBHOOK_SIGNING_KEYS_FILE = '';
 }
 
 /**
@@ -88,7 +103,24 @@ export function assertAdminTokenAllowed(config: ContactDirectoryConfig): void {
   } else if (config.NODE_ENV === 'production' && config.DIRECTORY_SECRET_KEY === DEV_SECRET_KEY) {
     problems.push('DIRECTORY_SECRET_KEY: must be set (not the development default) when NODE_ENV is production');
   }
+  try {
+    signingKeys(config);
+  } catch (error) {
+    problems.push(...(error as ConfigValidationError).problems);
+  }
   if (problems.length > 0) throw new ConfigValidationError(problems);
+}
+
+/**
+ * The signing keys of WEBHOOK_SIGNING_KEYS (outside production, an empty value becomes a key generated
+ * now and kept in `config`). Throws a ConfigValidationError that never contains key material.
+ */
+export function signingKeys(config: ContactDirectoryConfig): SigningKeyRing {
+  try {
+    return SigningKeyRing.fromSettings(config);
+  } catch (error) {
+    throw new ConfigValidationError([(error as Error).message]);
+  }
 }
 
 function isSecretKey(value: string): boolean {
