@@ -65,20 +65,13 @@ export interface SchemeChoice {
 }
 
 /**
- * Headers of a request signed with chosen schemes: `webhook-id` and `webhook-timestamp` always; the
- * others only for the schemes that use them.
+ * Headers of a request signed with chosen schemes: `webhook-id` and `webhook-timestamp` always;
+ * `Timestamp` and `Authorization` for `hmac`; `webhook-signature` for `v1` and `v1a`; `webhook-key-id` for `v1a`.
  */
-export interface SchemeSignedHeaders extends Record<string, string | undefined> {
-  readonly Timestamp?: string;
-  readonly Authorization?: string;
-  readonly 'webhook-id': string;
-  readonly 'webhook-timestamp': string;
-  readonly 'webhook-signature'?: string;
-  readonly 'webhook-key-id'?: string;
-}
+export type SchemeSignedHeaders = Record<string, string>;
 
 /** Signs requests to one endpoint; inputs are checked and keys prepared once, not per call. */
-export interface RequestSigner<Headers extends Readonly<Record<string, string | undefined>> = SignedHeaders> {
+export interface RequestSigner<Headers extends Record<string, string> = SignedHeaders> {
   /** The headers for one request with this body and id (same rules as {@link signRequest}). */
   sign(body: RawBody, webhookId: string, now?: Date): Headers;
 }

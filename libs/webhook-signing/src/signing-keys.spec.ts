@@ -64,10 +64,30 @@ describe('SigningKeyRing (WEBHOOK_SIGNING_KEYS)', () => {
   });
 
   it('generates a development key outside production only', () => {
-    const dev = SigningKeyRing.fromConfig('', 'development');
+    const settings = { WEBHOOK_SIGNING_KEYS: '', NODE_ENV: 'development' };
+    const dev = SigningKeyRing.fromSettings(settings);
     expect(dev.active.kid).toMatch(/^dev-[0-9a-f]{8}$/);
-    expect(() => SigningKeyRing.fromConfig('', 'production')).toThrow(/must be set/);
+    // written back: the same key on every later read
+    expect(SigningKeyRing.fromSettings(settings).keySet()).toEqual(dev.keySet());
+    expect(() => SigningKeyRing.fromSettings({ WEBHOOK_SIGNING_KEYS: '', NODE_ENV: 'production' })).toThrow(/^WEBHOOK_SIGNING_KEYS: must be set/);
+    expect(() => SigningKeyRing.fromSettings({ WEBHOOK_SIGNING_KEYS: '[]', NODE_ENV: 'production' })).toThrow(/^WEBHOOK_SIGNING_KEYS: must be a JSON array/);
     const configured = generateSigningKeysJson('prod-1');
-    expect(SigningKeyRing.fromConfig(configured, 'production').active.kid).toBe('prod-1');
+    expect(SigningKeyRing.fromSettings({ WEBHOOK_SIGNING_KEYS: configured, NODE_ENV: 'production' }).active.kid).toBe('prod-1');
+  });
+});
+
+describe('WEBHOOK_SIGNING_KEYS_FILE', () => {
+  it('reads the keys from a file instead of the variable, and refuses both or an unreadable file', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'signing-keys-'));
+    const file = join(dir, 'keys.json');
+    writeFileSync(file, generateSigningKeysJson('from-file'));
+    expect(SigningKeyRing.fromSettings({ WEBHOOK_SIGNING_KEYS: '', WEBHOOK_SIGNING_KEYS_FILE: file, NODE_ENV: 'production' }).active.kid).toBe('from-file');
+    const both = { WEBHOOK_SIGNING_KEYS: generateSigningKeysJson('env'), WEBHOOK_SIGNING_KEYS_FILE: file, NODE_ENV: 'production' };
+    expect(() => SigningKeyRing.fromSettings(both)).toThrow(/not both/);
+    const missing = { WEBHOOK_SIGNING_KEYS: '', WEBHOOK_SIGNING_KEYS_FILE: join(dir, 'none.json'), NODE_ENV: 'production' };
+    expect(() => SigningKeyRing.fromSettings(missing)).toThrow(/WEBHOOK_SIGNING_KEYS_FILE: cannot be read \(ENOENT\)/);
   });
 });

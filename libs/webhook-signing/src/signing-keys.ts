@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { KEY_ID_PATTERN } from './constants.js';
 import { type Ed25519Jwk, publicJwk, type SigningKey } from './ed25519.js';
@@ -66,14 +67,33 @@ export class SigningKeyRing {
   }
 
   /**
-   * `WEBHOOK_SIGNING_KEYS` as configured, or, outside production when it is empty, a key generated
-   * now (kid `dev-…`): fine for one process, but services that sign side by side must share one
-   * configured value (the dev launcher and the test harness generate one for all of them).
+   * The keys of a service's settings: `WEBHOOK_SIGNING_KEYS`, or the file `WEBHOOK_SIGNING_KEYS_FILE` names
+   * (read once, into `WEBHOOK_SIGNING_KEYS`). Outside production an empty `WEBHOOK_SIGNING_KEYS` is filled in
+   * with a key generated now (kid `dev-…`), written back to `settings` so every later read (and a
+   * worker process given the same environment) uses that same key. Services that sign side by side
+   * must share one value: the dev launcher and the test harness generate one for all of them.
+   * Throws a TypeError whose message starts with the variable's name and never contains key material.
    */
-  static fromConfig(json: string, nodeEnv: string): SigningKeyRing {
-    if (json.trim() !== '') return SigningKeyRing.parse(json);
-    if (nodeEnv === 'production') throw new TypeError('must be set when NODE_ENV is production');
-    return SigningKeyRing.parse(generateSigningKeysJson());
+  static fromSettings(settings: { WEBHOOK_SIGNING_KEYS: string; WEBHOOK_SIGNING_KEYS_FILE?: string; NODE_ENV: string }): SigningKeyRing {
+    const file = settings.WEBHOOK_SIGNING_KEYS_FILE ?? '';
+    if (file !== '') {
+      if (settings.WEBHOOK_SIGNING_KEYS.trim() !== '') throw new TypeError('WEBHOOK_SIGNING_KEYS: set it or WEBHOOK_SIGNING_KEYS_FILE, not both');
+      try {
+        settings.WEBHOOK_SIGNING_KEYS = readFileSync(file, 'utf8');
+      } catch (error) {
+        throw new TypeError(`WEBHOOK_SIGNING_KEYS_FILE: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+      settings.WEBHOOK_SIGNING_KEYS_FILE = '';
+    }
+    if (settings.WEBHOOK_SIGNING_KEYS.trim() === '') {
+      if (settings.NODE_ENV === 'production') throw new TypeError('WEBHOOK_SIGNING_KEYS: must be set when NODE_ENV is production');
+      settings.WEBHOOK_SIGNING_KEYS = generateSigningKeysJson();
+    }
+    try {
+      return SigningKeyRing.parse(settings.WEBHOOK_SIGNING_KEYS);
+    } catch (error) {
+      throw new TypeError(`WEBHOOK_SIGNING_KEYS: ${(error as Error).message}`);
+    }
   }
 
   /** The JWKS document to publish at `now`: every configured key whose `notAfter` has not passed. */

@@ -131,6 +131,11 @@ export class WebhookDispatcherConfig extends ServiceConfig {
   @MaxLength(65_536)
   WEBHOOK_SIGNING_KEYS = '';
 
+  /** Instead of WEBHOOK_SIGNING_KEYS: a file holding the same JSON (e.g. a mounted secret). */
+  @IsString()
+  @MaxLength(4096)
+  WEBHOOK_SIGNING_KEYS_FILE = '';
+
   /** How long verifiers may cache the published key set (its Cache-Control max-age). */
   @IsInt()
   @Min(0)
