@@ -12,7 +12,7 @@ import {
   type VerifyResult,
   WELL_KNOWN_KEY_SET_PATH,
 } from '@availability/webhook-signing';
-import { ServiceProcess } from '@availability/testing';
+import { freePort, ServiceProcess } from '@availability/testing';
 import { DISPATCHER_ADMIN_TOKEN, type DispatcherTestBed, OFFER_RESPONSE, offerResponseEvent, startDispatcherTestBed } from './harness.js';
 
 /**
@@ -75,6 +75,7 @@ class V1aIntegrator {
 
 let bed: DispatcherTestBed;
 let dispatcher: ServiceProcess;
+let exampleIntegrator: ServiceProcess;
 let integrator: V1aIntegrator;
 let keySetUrl: string;
 
@@ -104,9 +105,15 @@ beforeAll(async () => {
   // No wait between fetches for unknown key ids: the test shows the refetch, not its rate limit.
   integrator = new V1aIntegrator(new RemoteKeySet({ url: keySetUrl, minRefetchIntervalSeconds: 0 }));
   await integrator.start();
+  exampleIntegrator = await ServiceProcess.start({
+    app: 'example-integrator',
+    port: await freePort(),
+    env: { INTEGRATOR_SECRET: SECRET, INTEGRATOR_SIGNATURE_SCHEME: 'v1a', INTEGRATOR_KEY_SET_URL: keySetUrl },
+  });
 }, 120_000);
 
 afterAll(async () => {
+  await exampleIntegrator?.stop();
   integrator?.close();
   await dispatcher?.stop();
   await bed?.stop();
@@ -140,6 +147,29 @@ describe('v1a signatures and the published key set', () => {
     const request = { method: 'POST', url: received.url, headers: received.headers };
     expect(verifyRequest({ secret: SECRET, request, body: received.body })).toEqual({ ok: true });
     expect(verifyStandardWebhook({ secret: SECRET, body: received.body, headers: received.headers })).toEqual({ ok: true });
+  });
+
+  it('the example integrator in v1a mode takes v1a deliveries and refuses hmac-only calls and unknown keys', async () => {
+    const org = randomUUID();
+    bed.nats.targets.set(org, { baseUrl: exampleIntegrator.url, secrets: [SECRET], signatureSchemes: ['v1a'] });
+    const event = offerResponseEvent(org);
+    await bed.nats.publish(OFFER_RESPONSE, event);
+    await bed.settled(event.eventId as string, 'succeeded');
+    const received = (await (await fetch(`${exampleIntegrator.url}/received`)).json()) as { items: Array<{ webhookId: string }> };
+    expect(received.items.map((item) => item.webhookId)).toContain(`${event.eventId}:${org}`);
+
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${exampleIntegrator.url}/offer/response`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+    const body = '{"eventId":"x"}';
+    const hmacOnly = signRequest({ secrets: [SECRET], method: 'POST', pathWithQuery: '/offer/response', body, webhookId: randomUUID() });
+    expect((await post(hmacOnly, body)).status).toBe(401);
+    const stranger = signedBy(STRANGER);
+    const refused = await post(stranger.headers, stranger.body);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/unknown_key/);
+    // /test/auth stays hmac (spec 5).
+    const auth = signRequest({ secrets: [SECRET], method: 'GET', pathWithQuery: '/test/auth', body: '', webhookId: randomUUID() });
+    expect((await fetch(`${exampleIntegrator.url}/test/auth`, { headers: auth })).status).toBe(200);
   });
 
   it('rejects a request signed by a key that is not in the set, or by another key under a published id', async () => {
