@@ -72,7 +72,7 @@ let integrator: Integrator;
 let nats: NatsConnection;
 
 beforeAll(async () => {
-  platform = await startTestPlatform(['contact-directory', 'webhook-dispatcher']);
+  platform = await startTestPlatform(['contact-directory', 'webhook-dispatcher'], { LOG_LEVEL: 'debug' });
   integrator = new Integrator(new RemoteKeySet({ url: `${platform.url('webhook-dispatcher')}${WELL_KNOWN_KEY_SET_PATH}` }));
   await integrator.start();
   nats = await connect({ servers: TEST_NATS_URL });
@@ -163,6 +163,17 @@ describe('signature schemes per endpoint', () => {
     expect(delivery.headers.authorization).toBeUndefined();
     expect(delivery.headers['webhook-signature']).toMatch(/^v1a,\S+$/);
   }, 30_000);
+
+  it('never logs the private signing key, in either service', () => {
+    const [entry] = JSON.parse(platform.env.WEBHOOK_SIGNING_KEYS) as Array<{ privateKeyPem: string }>;
+    const keyBody = entry.privateKeyPem.split('\n')[1];
+    for (const app of ['contact-directory', 'webhook-dispatcher']) {
+      const logs = platform.services[app].logs();
+      expect(logs.length).toBeGreaterThan(0);
+      expect(logs).not.toContain(keyBody);
+      expect(logs).not.toContain('PRIVATE KEY');
+    }
+  });
 
   it('signs contact-suggestion searches to a v1a-only provider with v1a alone', async () => {
     const provider = await organisation('integrator');
