@@ -21,6 +21,7 @@ import { DirectoryResponder } from './messaging/directory-responder.js';
 import { CreateDirectory1763900000000 } from './migrations/1763900000000-create-directory.js';
 import { PortalAndContacts1764000000000 } from './migrations/1764000000000-portal-and-contacts.js';
 import { SuggestionProviderConsent1764300000000 } from './migrations/1764300000000-suggestion-provider-consent.js';
+import { SignatureSchemes1764400000000 } from './migrations/1764400000000-signature-schemes.js';
 import { PortalUserGuard } from './portal/portal-auth.guard.js';
 import { PortalRepository } from './portal/portal.repository.js';
 import { SuggestionsController } from './suggestions/suggestions.controller.js';
@@ -44,6 +45,7 @@ export class ContactDirectoryModule {
             PortalAndContacts1764000000000,
             outboxTraceIdMigration(DIRECTORY_SCHEMA, 1764200000000),
             SuggestionProviderConsent1764300000000,
+            SignatureSchemes1764400000000,
           ],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,

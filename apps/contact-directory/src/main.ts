@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
-import { assertSecretKeyFormat, ContactDirectoryConfig } from './config/contact-directory.config.js';
+import { assertKeys, ContactDirectoryConfig } from './config/contact-directory.config.js';
 import { ContactDirectoryModule } from './contact-directory.module.js';
 
 /** Largest admin request: a bulk of 10,000 workers with long names and e-mail addresses. */
 const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 export async function startContactDirectory(config: ContactDirectoryConfig) {
-  assertSecretKeyFormat(config);
+  assertKeys(config);
   const app = await createHttpService(ContactDirectoryModule.forRoot(config), {
     metricsToken: config.METRICS_TOKEN,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -29,5 +29,9 @@ export async function startContactDirectory(config: ContactDirectoryConfig) {
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = loadConfig(ContactDirectoryConfig);
+  // Worker processes (SERVICE_PROCESSES > 1) read their settings from this environment: a development
+  // signing key generated here must reach them too, or each would sign with a key of its own.
+  assertKeys(config);
+  if (!process.env.WEBHOOK_SIGNING_KEYS && !process.env.WEBHOOK_SIGNING_KEYS_FILE) process.env.WEBHOOK_SIGNING_KEYS = config.WEBHOOK_SIGNING_KEYS;
   await runServiceProcesses('contact-directory', config, () => startContactDirectory(config));
 }

@@ -49,6 +49,7 @@ interface Profile {
   savedAt: string | null;
   suggestionsEnabled: boolean;
   rotation: { previousSecretActive: boolean; previousSecretExpiresAt: string | null };
+  signatureSchemes: string[];
 }
 
 interface StubRequest {
@@ -288,6 +289,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
           savedAt: expect.any(String),
           suggestionsEnabled: false,
           rotation: { previousSecretActive: false, previousSecretExpiresAt: null },
+          signatureSchemes: ['hmac', 'v1'],
         });
         expect(saved.text).not.toContain(secret);
         await eventually(() => changed.includes(org.id), 5_000, 'webhook-target broadcast');
@@ -313,8 +315,8 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       expect(JSON.stringify(rows)).not.toContain(secret);
       expect(JSON.stringify(rows)).not.toContain(Buffer.from(secret).toString('base64'));
 
-      expect(await target(org.id)).toEqual({ baseUrl: stub.url('good-one'), secrets: [secret] });
-      expect(await target(org.id.toUpperCase())).toEqual({ baseUrl: stub.url('good-one'), secrets: [secret] });
+      expect(await target(org.id)).toEqual({ baseUrl: stub.url('good-one'), secrets: [secret], signatureSchemes: ['hmac', 'v1'] });
+      expect(await target(org.id.toUpperCase())).toEqual({ baseUrl: stub.url('good-one'), secrets: [secret], signatureSchemes: ['hmac', 'v1'] });
     });
 
     it.each([
@@ -335,7 +337,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
 
       const after = await queryDatabase(database.url, 'SELECT * FROM directory.company_profile WHERE organisation_id = $1', [org.id]);
       expect(after).toEqual(before);
-      expect(await target(org.id)).toEqual({ baseUrl: stub.url(`good-${mode}`), secrets: [first] });
+      expect(await target(org.id)).toEqual({ baseUrl: stub.url(`good-${mode}`), secrets: [first], signatureSchemes: ['hmac', 'v1'] });
     });
 
     it('reports a refused connection and an unresolvable host', async () => {
@@ -377,9 +379,9 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       expect(Date.parse(rotated.body.rotation.previousSecretExpiresAt as string)).toBeGreaterThan(Date.now());
       // /test/auth was signed with the new secret only.
       expect(stub.of('good-rot', '/test/auth').at(-1)?.verified).toBe(true);
-      expect(await target(org.id)).toEqual({ baseUrl: stub.url('good-rot'), secrets: [second, first] });
+      expect(await target(org.id)).toEqual({ baseUrl: stub.url('good-rot'), secrets: [second, first], signatureSchemes: ['hmac', 'v1'] });
       await eventually(async () => (await target(org.id)).secrets.length === 1, (GRACE_SECONDS + 3) * 1000, 'grace period to end');
-      expect(await target(org.id)).toEqual({ baseUrl: stub.url('good-rot'), secrets: [second] });
+      expect(await target(org.id)).toEqual({ baseUrl: stub.url('good-rot'), secrets: [second], signatureSchemes: ['hmac', 'v1'] });
       expect((await call<Profile>('GET', '/portal/company-profile', org.admin.token)).body.rotation.previousSecretActive).toBe(false);
     });
 

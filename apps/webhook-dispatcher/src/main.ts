@@ -28,5 +28,8 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const config = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig));
+  // Worker processes (SERVICE_PROCESSES > 1) read their settings from this environment: a development
+  // key generated above must reach them too, or each would sign with a key of its own.
+  if (!process.env.WEBHOOK_SIGNING_KEYS && !process.env.WEBHOOK_SIGNING_KEYS_FILE) process.env.WEBHOOK_SIGNING_KEYS = config.WEBHOOK_SIGNING_KEYS;
   await runServiceProcesses('webhook-dispatcher', config, () => startWebhookDispatcher(config));
 }

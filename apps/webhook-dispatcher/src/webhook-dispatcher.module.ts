@@ -4,7 +4,8 @@ import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxTraceIdM
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.js';
 import { DeliveriesController } from './admin/deliveries.controller.js';
-import { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
+import { SigningKeyRing } from '@availability/webhook-signing';
+import { signingKeys, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { DeliveriesRepository, DISPATCHER_SCHEMA } from './delivery/deliveries.repository.js';
 import { DeliveryQueue } from './delivery/delivery-queue.js';
 import { DeliveryWorker } from './delivery/delivery-worker.js';
@@ -12,6 +13,7 @@ import { EndpointRegistry } from './delivery/endpoint-registry.js';
 import { EventIntake } from './delivery/event-intake.js';
 import { HeldDeliveries } from './delivery/held-deliveries.js';
 import { TargetResolver } from './delivery/target-resolver.js';
+import { KeySetController } from './keys/key-set.controller.js';
 import { CreateDispatcher1764100000000 } from './migrations/1764100000000-create-dispatcher.js';
 import { HeldDeliveries1764300000000 } from './migrations/1764300000000-held-deliveries.js';
 
@@ -42,9 +44,10 @@ export class WebhookDispatcherModule {
         JobsModule.forRoot(() => ({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),
       ],
-      controllers: [DeliveriesController],
+      controllers: [DeliveriesController, KeySetController],
       providers: [
         { provide: WebhookDispatcherConfig, useValue: config },
+        { provide: SigningKeyRing, useValue: signingKeys(config) },
         AdminAuthGuard,
         DeliveriesRepository,
         TargetResolver,

@@ -22,7 +22,7 @@ import {
 } from '@availability/testing';
 
 /** What the fake contact-directory answers for each organisation (absent: no base URL). */
-export type Targets = Map<string, { baseUrl: string | null; secrets: string[] }>;
+export type Targets = Map<string, ResolveWebhookTargetReply>;
 
 /**
  * The test's side of NATS: a fake `directory.webhook-target.resolve` responder speaking RequestReply's

@@ -7,6 +7,8 @@ export interface CompanyProfile {
   savedAt: string | null;
   suggestionsEnabled: boolean;
   rotation: { previousSecretActive: boolean; previousSecretExpiresAt: string | null };
+  /** How calls to the organisation are signed: `hmac`, `v1`, `v1a` (integrator guide, "Signatures"). */
+  signatureSchemes: Array<'hmac' | 'v1' | 'v1a'>;
 }
 
 export interface SuggestionRating {
@@ -69,9 +71,12 @@ export class PortalClient {
     return (await this.call<CompanyProfile>('GET', '/portal/company-profile', undefined, 200)).json;
   }
 
-  /** Saves base URL and secret (the service calls /test and /test/auth first); throws HttpError on 422. */
-  async saveWebhook(baseUrl: string, secret: string): Promise<CompanyProfile> {
-    return (await this.call<CompanyProfile>('PUT', '/portal/company-profile/webhook', { baseUrl, secret }, 200)).json;
+  /**
+   * Saves base URL and secret (the service calls /test and /test/auth first); throws HttpError on 422.
+   * Without `signatureSchemes` the saved choice stays (`["hmac", "v1"]` for a new profile).
+   */
+  async saveWebhook(baseUrl: string, secret: string, signatureSchemes?: CompanyProfile['signatureSchemes']): Promise<CompanyProfile> {
+    return (await this.call<CompanyProfile>('PUT', '/portal/company-profile/webhook', { baseUrl, secret, signatureSchemes }, 200)).json;
   }
 
   async deleteWebhook(): Promise<void> {

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { DirectoryAdminClient } from '@availability/platform-client';
+import { generateSigningKeysJson } from '@availability/webhook-signing';
 import { freePort, ServiceProcess } from './service-process.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { createTestEventNamespace, type TestEventNamespace } from './test-events.js';
@@ -22,7 +24,15 @@ export interface TestPlatform {
 export async function startTestPlatform(apps: string[], extraEnv: Record<string, string> = {}): Promise<TestPlatform> {
   const database = await createTestDatabase();
   const events = await createTestEventNamespace();
-  const env = { ...events.env, DATABASE_URL: database.url, DIRECTORY_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...extraEnv };
+  // One signing key for every service of the run, generated now: contact-directory and webhook-dispatcher
+  // both sign v1a, and the dispatcher publishes the key.
+  const env = {
+    ...events.env,
+    DATABASE_URL: database.url,
+    DIRECTORY_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    WEBHOOK_SIGNING_KEYS: generateSigningKeysJson(`test-${randomBytes(4).toString('hex')}`),
+    ...extraEnv,
+  };
   const services: Record<string, ServiceProcess> = {};
   try {
     for (const app of apps) services[app] = await ServiceProcess.start({ app, port: await freePort(), env });

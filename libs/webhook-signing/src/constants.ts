@@ -17,3 +17,15 @@ export const MAX_SIGNING_SECRETS = 2;
  */
 export const MAX_SIGNATURE_HEADER_LENGTH = 1024;
 export const MAX_WEBHOOK_ID_LENGTH = 256;
+
+/**
+ * Which key made the `v1a` (ed25519) signature: its `kid` in the published key set. Standard Webhooks'
+ * `v1a,<signature>` has no slot for a key id, so it travels in a header of its own.
+ */
+export const HEADER_WEBHOOK_KEY_ID = 'webhook-key-id';
+
+/** Where the signing service publishes its public keys (a JWKS document), relative to its public origin. */
+export const WELL_KNOWN_KEY_SET_PATH = '/.well-known/webhook-keys.json';
+
+/** Key ids are short visible tokens, safe in a header and a URL: letters, digits, `.`, `_`, `-`. */
+export const KEY_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;

@@ -15,6 +15,8 @@ export {
   signRequest,
   type RequestSigner,
   type RequestSignerInput,
+  type SchemeChoice,
+  type SchemeSignedHeaders,
   type SignRequestInput,
   type SignedHeaders,
 } from './sign.js';
@@ -37,3 +39,22 @@ export {
   type VerifyResult,
   type VerifyStandardWebhookInput,
 } from './verify.js';
+export { HEADER_WEBHOOK_KEY_ID, KEY_ID_PATTERN, WELL_KNOWN_KEY_SET_PATH } from './constants.js';
+export {
+  computeV1aSignature,
+  KeySet,
+  publicJwk,
+  type Ed25519Jwk,
+  type JsonWebKeySet,
+  type SigningKey,
+} from './ed25519.js';
+export { RemoteKeySet, type RemoteKeySetOptions } from './remote-key-set.js';
+export {
+  DEFAULT_SIGNATURE_SCHEMES,
+  needsSecret,
+  parseSignatureSchemes,
+  SIGNATURE_SCHEMES,
+  type SignatureScheme,
+} from './schemes.js';
+export { generateSigningKeyEntry, generateSigningKeysJson, SigningKeyRing, type SigningKeyEntry } from './signing-keys.js';
+export { verifyWithKeySet, type VerifyWithKeySetOptions } from './verify.js';

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { generateSigningKeysJson } from '@availability/webhook-signing';
 import { startMailCatcher } from './mail-catcher.js';
 import { MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_PORT, PLATFORM_SERVICES, type PlatformService } from './platform.js';
 
@@ -12,11 +14,15 @@ import { MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_PORT, PLATFORM_SERVICES, type Plat
  * stream at start-up, so a fresh machine needs nothing else. Ctrl-C stops them all gracefully.
  */
 const running: Array<{ service: PlatformService; child: ChildProcess }> = [];
+
+// contact-directory and webhook-dispatcher both sign v1a with the platform's key, and the dispatcher
+// publishes it: one key for this run, generated now (never written anywhere), unless one is configured.
+const signingKeys = process.env.WEBHOOK_SIGNING_KEYS || generateSigningKeysJson(`dev-${randomBytes(4).toString('hex')}`);
 let stopping = false;
 
 async function startService(service: PlatformService): Promise<void> {
   const child = spawn(process.execPath, [resolve('dist/apps', service.app, 'src/main.js')], {
-    env: { LOG_LEVEL: 'info', ...process.env, ...service.env, PORT: String(service.port) },
+    env: { LOG_LEVEL: 'info', ...process.env, WEBHOOK_SIGNING_KEYS: signingKeys, ...service.env, PORT: String(service.port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push({ service, child });

@@ -13,7 +13,7 @@ export class CompanyProfileController {
   constructor(private readonly profiles: CompanyProfileService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Base URL, whether a secret is set, when saved, rotation state (never the secret)' })
+  @ApiOperation({ summary: 'Base URL, whether a secret is set, when saved, rotation state, signature schemes (never the secret)' })
   get(@CurrentPortalUser() user: PortalPrincipal): Promise<CompanyProfileView> {
     return this.profiles.profile(user);
   }
@@ -21,9 +21,13 @@ export class CompanyProfileController {
   @Put('webhook')
   @ApiOperation({
     summary: 'Save the webhook base URL and secret, after GET {base}/test and a signed GET {base}/test/auth both answer 200',
+    description:
+      'Body: {baseUrl, secret, signatureSchemes?}. signatureSchemes chooses how calls are signed: any non-empty list of ' +
+      '"hmac" (Timestamp + Authorization), "v1" (Standard Webhooks HMAC) and "v1a" (Standard Webhooks ed25519, verified with ' +
+      'the platform\'s published key set). Default ["hmac","v1"]; absent keeps the saved choice. /test/auth always carries hmac too.',
   })
   @ApiResponse({ status: 200, description: 'Saved; the profile (without the secret)' })
-  @ApiResponse({ status: 400, description: 'baseUrl or secret malformed' })
+  @ApiResponse({ status: 400, description: 'baseUrl, secret or signatureSchemes malformed' })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
   @ApiResponse({ status: 422, description: 'A check failed; nothing was saved. detail names /test or /test/auth and why' })
   saveWebhook(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<CompanyProfileView> {

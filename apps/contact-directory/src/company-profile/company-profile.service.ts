@@ -4,7 +4,8 @@ import { ContactDirectoryConfig } from '../config/contact-directory.config.js';
 import type { PortalPrincipal } from '../portal/portal-auth.guard.js';
 import { PortalRepository, type StoredProfile } from '../portal/portal.repository.js';
 import { SecretBox } from './secret-box.js';
-import { parseBaseUrl, secretProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
+import { DEFAULT_SIGNATURE_SCHEMES, parseSignatureSchemes, type SignatureScheme } from '@availability/webhook-signing';
+import { parseBaseUrl, secretProblem, signatureSchemesProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
 import { WebhookTargetChanges } from './webhook-target-changes.js';
 
 /** What `GET /portal/company-profile` shows. The secret itself is never returned. */
@@ -15,6 +16,8 @@ export interface CompanyProfileView {
   savedAt: string | null;
   suggestionsEnabled: boolean;
   rotation: { previousSecretActive: boolean; previousSecretExpiresAt: string | null };
+  /** How calls to the organisation are signed (`/test/auth` always carries `hmac` as well). */
+  signatureSchemes: SignatureScheme[];
 }
 
 function view(organisationId: string, stored: StoredProfile | undefined, now = new Date()): CompanyProfileView {
@@ -29,6 +32,7 @@ function view(organisationId: string, stored: StoredProfile | undefined, now = n
       previousSecretActive: previousActive,
       previousSecretExpiresAt: previousActive ? (stored?.previousSecretUntil as Date).toISOString() : null,
     },
+    signatureSchemes: stored?.signatureSchemes ?? [...DEFAULT_SIGNATURE_SCHEMES],
   };
 }
 
@@ -54,8 +58,10 @@ export class CompanyProfileService {
   }
 
   async saveWebhook(user: PortalPrincipal, body: unknown): Promise<CompanyProfileView> {
-    const { baseUrl, secret } = this.parse(body);
-    const failure = await this.checker.check(baseUrl, secret);
+    const { baseUrl, secret, signatureSchemes } = this.parse(body);
+    // Without signatureSchemes the saved choice stays; /test/auth is signed as the calls will be.
+    const schemes = signatureSchemes ?? (await this.repository.profile(user.organisationId))?.signatureSchemes ?? [...DEFAULT_SIGNATURE_SCHEMES];
+    const failure = await this.checker.check(baseUrl, secret, schemes);
     if (failure) {
       this.logger.log(`webhook set-up of ${user.organisationId} refused: ${failure.call} ${failure.cause}${failure.status ? ` ${failure.status}` : ''}`);
       throw new ProblemException(
@@ -74,7 +80,7 @@ export class CompanyProfileService {
         if (current === secret) previous = { keep: true };
         else if (current !== undefined) previous = { sealed: existing.secretSealed, graceSeconds: this.config.WEBHOOK_SECRET_GRACE_SECONDS };
       }
-      return this.repository.saveWebhook(manager, user.organisationId, user.userId, baseUrl, sealed, previous);
+      return this.repository.saveWebhook(manager, user.organisationId, user.userId, baseUrl, sealed, previous, signatureSchemes);
     });
     await this.changes.changed(user.organisationId);
     return view(user.organisationId, saved);
@@ -103,17 +109,19 @@ export class CompanyProfileService {
     return view(user.organisationId, updated);
   }
 
-  private parse(body: unknown): { baseUrl: string; secret: string } {
+  private parse(body: unknown): { baseUrl: string; secret: string; signatureSchemes?: SignatureScheme[] } {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw ProblemException.validation({ body: ['must be a JSON object'] }, 'The request body must be a JSON object.');
     }
-    const { baseUrl: rawUrl, secret } = body as Record<string, unknown>;
+    const { baseUrl: rawUrl, secret, signatureSchemes } = body as Record<string, unknown>;
     const errors: FieldErrors = {};
     const url = parseBaseUrl(rawUrl);
     if ('error' in url) errors.baseUrl = [url.error];
     const problem = secretProblem(secret);
     if (problem) errors.secret = [problem];
+    const schemesProblem = signatureSchemesProblem(signatureSchemes);
+    if (schemesProblem) errors.signatureSchemes = [schemesProblem];
     if (Object.keys(errors).length > 0 || 'error' in url) throw ProblemException.validation(errors);
-    return { baseUrl: url.baseUrl, secret: secret as string };
+    return { baseUrl: url.baseUrl, secret: secret as string, signatureSchemes: parseSignatureSchemes(signatureSchemes) };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { OutboundClient } from '@availability/outbound-http';
-import { ContactDirectoryConfig, outboundClientOptions, secretKey } from '../config/contact-directory.config.js';
+import { SigningKeyRing } from '@availability/webhook-signing';
+import { ContactDirectoryConfig, outboundClientOptions, secretKey, signingKeys } from '../config/contact-directory.config.js';
 import { SuggestionFanOut } from '../suggestions/suggestion-fan-out.js';
 import { SecretBox } from './secret-box.js';
 import { WebhookEndpointChecker } from './webhook-endpoint.js';
@@ -28,18 +29,26 @@ export const outboundProviders: Provider[] = [
     useFactory: (config: ContactDirectoryConfig) => new SecretBox(secretKey(config)),
   },
   {
+    // From configuration only (WEBHOOK_SIGNING_KEYS), shared with webhook-dispatcher, which publishes the public keys.
+    provide: SigningKeyRing,
+    inject: [ContactDirectoryConfig],
+    useFactory: (config: ContactDirectoryConfig) => signingKeys(config),
+  },
+  {
     provide: WebhookEndpointChecker,
-    inject: [OutboundClient, ContactDirectoryConfig],
-    useFactory: (client: OutboundClient, config: ContactDirectoryConfig) => new WebhookEndpointChecker(client, config.WEBHOOK_TEST_TIMEOUT_MS),
+    inject: [OutboundClient, ContactDirectoryConfig, SigningKeyRing],
+    useFactory: (client: OutboundClient, config: ContactDirectoryConfig, keys: SigningKeyRing) =>
+      new WebhookEndpointChecker(client, config.WEBHOOK_TEST_TIMEOUT_MS, keys.active),
   },
   {
     provide: SuggestionFanOut,
-    inject: [OutboundClient, ContactDirectoryConfig],
-    useFactory: (client: OutboundClient, config: ContactDirectoryConfig) =>
+    inject: [OutboundClient, ContactDirectoryConfig, SigningKeyRing],
+    useFactory: (client: OutboundClient, config: ContactDirectoryConfig, keys: SigningKeyRing) =>
       new SuggestionFanOut(client, {
         timeoutMs: config.SUGGESTIONS_TIMEOUT_MS,
         maxReplyBytes: config.SUGGESTIONS_MAX_REPLY_BYTES,
         maxPerProvider: config.SUGGESTIONS_MAX_PER_PROVIDER,
+        signingKey: keys.active,
       }),
   },
   OutboundClientCloser,

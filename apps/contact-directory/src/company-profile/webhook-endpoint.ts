@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type OutboundClient, OutboundRequestError } from '@availability/outbound-http';
-import { signRequest } from '@availability/webhook-signing';
+import { DEFAULT_SIGNATURE_SCHEMES, parseSignatureSchemes, type SignatureScheme, type SigningKey, signRequest } from '@availability/webhook-signing';
 
 export const MAX_BASE_URL_LENGTH = 2000;
 export const MIN_SECRET_LENGTH = 16;
@@ -35,6 +35,21 @@ export function secretProblem(raw: unknown): string | undefined {
   }
   if (!SECRET_PATTERN.test(raw)) return 'secret must contain only visible ASCII characters (no spaces)';
   return undefined;
+}
+
+/**
+ * Why a `signatureSchemes` value is not usable, or undefined. Any non-empty choice of `hmac`, `v1` and
+ * `v1a` is allowed: `/test/auth` carries `hmac` whatever the choice (spec 5), the other calls only the
+ * chosen schemes.
+ */
+export function signatureSchemesProblem(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  return parseSignatureSchemes(raw) === undefined ? 'signatureSchemes must be a non-empty list of "hmac", "v1" and "v1a"' : undefined;
+}
+
+/** What `/test/auth` is signed with: the spec's `Timestamp` + `Authorization` always, and the endpoint's own schemes. */
+export function testAuthSchemes(schemes: readonly SignatureScheme[]): SignatureScheme[] {
+  return parseSignatureSchemes(['hmac', ...schemes]) ?? ['hmac'];
 }
 
 /** `{base}{path}` for a stored base URL (which never ends in a slash). */
@@ -84,20 +99,31 @@ export function describeStatus(call: SetUpCall, status: number): EndpointCheckFa
 
 /**
  * The company-profile check (spec 5, 7.1): `GET {base}/test` without authentication, then
- * `GET {base}/test/auth` signed with the new secret. Both must answer 200.
+ * `GET {base}/test/auth` signed with the new secret (`hmac`, which the spec requires there, plus the
+ * endpoint's chosen schemes, so an integrator can try its `v1a` verification too). Both must answer 200.
  */
 export class WebhookEndpointChecker {
   constructor(
     private readonly client: OutboundClient,
     private readonly timeoutMs: number,
+    /** The platform's active ed25519 key, for endpoints that chose `v1a`. */
+    private readonly signingKey?: SigningKey,
   ) {}
 
-  async check(baseUrl: string, secret: string): Promise<EndpointCheckFailure | undefined> {
+  async check(baseUrl: string, secret: string, schemes: readonly SignatureScheme[] = DEFAULT_SIGNATURE_SCHEMES): Promise<EndpointCheckFailure | undefined> {
     const test = endpointUrl(baseUrl, '/test');
     const first = await this.get('/test', test, {});
     if (first) return first;
     const auth = endpointUrl(baseUrl, '/test/auth');
-    const headers = signRequest({ secrets: [secret], method: 'GET', pathWithQuery: requestTarget(auth), body: '', webhookId: `test-${randomUUID()}` });
+    const headers = signRequest({
+      secrets: [secret],
+      schemes: testAuthSchemes(schemes),
+      signingKey: this.signingKey,
+      method: 'GET',
+      pathWithQuery: requestTarget(auth),
+      body: '',
+      webhookId: `test-${randomUUID()}`,
+    });
     return this.get('/test/auth', auth, headers);
   }
 

@@ -2,25 +2,28 @@ import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
 import { createTestCertificates } from '@availability/testing';
 import { randomBytes } from 'node:crypto';
+import { generateSigningKeysJson } from '@availability/webhook-signing';
 import {
   addressPolicy,
-  assertSecretKeyFormat,
+  assertKeys,
   ContactDirectoryConfig,
   DEV_SECRET_KEY,
   outboundClientOptions,
   secretKey,
+  signingKeys,
 } from './contact-directory.config.js';
 
 const LONG_TOKEN = randomBytes(24).toString('base64url');
 const METRICS_TOKEN = randomBytes(24).toString('base64url');
 const KEY = randomBytes(32).toString('base64');
+const SIGNING_KEYS = generateSigningKeysJson('test-1');
 
 describe('ContactDirectoryConfig', () => {
   it('defaults to port 3001 and a development admin token', () => {
     const config = loadConfig(ContactDirectoryConfig, {});
     expect(config.PORT).toBe(3001);
     expect(config.DIRECTORY_ADMIN_TOKEN).toBe('dev-admin-token');
-    expect(() => assertSecretKeyFormat(config)).not.toThrow();
+    expect(() => assertKeys(config)).not.toThrow();
   });
 
   it('reads the port and admin token from the environment', () => {
@@ -30,7 +33,7 @@ describe('ContactDirectoryConfig', () => {
   });
 
   it('refuses to start in production without a real admin token, without revealing it', () => {
-    const production = { NODE_ENV: 'production', DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN };
+    const production = { NODE_ENV: 'production', DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS };
     expect(() => loadConfig(ContactDirectoryConfig, production)).toThrow(/DIRECTORY_ADMIN_TOKEN: must not be the development default/);
     const load = (token: string) => () => loadConfig(ContactDirectoryConfig, { ...production, DIRECTORY_ADMIN_TOKEN: token });
     expect(load('short-secret')).toThrow(ConfigValidationError);
@@ -52,20 +55,32 @@ describe('ContactDirectoryConfig', () => {
     const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, METRICS_TOKEN };
     expect(() => loadConfig(ContactDirectoryConfig, production)).toThrow(/DIRECTORY_SECRET_KEY: must not be the development default/);
     const short = randomBytes(16).toString('base64');
-    expect(() => assertSecretKeyFormat(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).toThrow(/DIRECTORY_SECRET_KEY: must be 32 bytes/);
-    expect(() => assertSecretKeyFormat(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).not.toThrow(short);
+    expect(() => assertKeys(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).toThrow(/DIRECTORY_SECRET_KEY: must be 32 bytes/);
+    expect(() => assertKeys(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).not.toThrow(short);
     expect(secretKey(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: KEY }))).toEqual(Buffer.from(KEY, 'base64'));
   });
 
   it('allows loopback calls to integrators outside production only, unless configured', () => {
     expect(addressPolicy(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'test' }))).toEqual({ allowLoopback: true, allowPrivate: false });
-    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN };
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS };
     expect(addressPolicy(loadConfig(ContactDirectoryConfig, production))).toEqual({ allowLoopback: false, allowPrivate: false });
     expect(addressPolicy(loadConfig(ContactDirectoryConfig, { WEBHOOK_ALLOW_LOOPBACK: 'false', WEBHOOK_ALLOW_PRIVATE: 'true' }))).toEqual({
       allowLoopback: false,
       allowPrivate: true,
     });
     expect(() => loadConfig(ContactDirectoryConfig, { WEBHOOK_ALLOW_LOOPBACK: 'maybe' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK/);
+  });
+
+  it('needs signing keys in production, generates one elsewhere, and never shows key material in errors', () => {
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN };
+    expect(() => loadConfig(ContactDirectoryConfig, production)).toThrow(/WEBHOOK_SIGNING_KEYS: must be set/);
+    const broken = loadConfig(ContactDirectoryConfig, { ...production, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS.replace('"kid":"test-1"', '"kid":""') });
+    expect(() => assertKeys(broken)).toThrow(/WEBHOOK_SIGNING_KEYS: key 1: kid/);
+    expect(() => assertKeys(broken)).not.toThrow(/PRIVATE KEY/);
+    const development = loadConfig(ContactDirectoryConfig, {});
+    expect(signingKeys(development).active.kid).toMatch(/^dev-/);
+    expect(signingKeys(development).keySet()).toEqual(signingKeys(development).keySet());
+    expect(signingKeys(loadConfig(ContactDirectoryConfig, { WEBHOOK_SIGNING_KEYS: SIGNING_KEYS })).active.kid).toBe('test-1');
   });
 
   it('reads the grace period and suggestion limits', () => {
@@ -78,7 +93,7 @@ describe('ContactDirectoryConfig', () => {
   it('builds the integrator client from the address policy and the extra CA file, refusing a file that cannot serve', async () => {
     const certificates = await createTestCertificates();
     try {
-      const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN };
+      const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS };
       const config = loadConfig(ContactDirectoryConfig, { ...production, OUTBOUND_CA_FILE: certificates.caFile });
       expect(outboundClientOptions(config)).toMatchObject({ policy: { allowLoopback: false, allowPrivate: false }, extraCaCertificates: certificates.caCert });
       expect(outboundClientOptions(loadConfig(ContactDirectoryConfig, {})).extraCaCertificates).toBeUndefined();

@@ -1,6 +1,7 @@
 import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, developmentOnly, InProduction, realSecret, ServiceConfig } from '@availability/service-core';
+import { ConfigValidationError, developmentOnly, InProduction, realSecret, requiredOr, ServiceConfig } from '@availability/service-core';
 import { type AddressPolicy, type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
+import { SigningKeyRing } from '@availability/webhook-signing';
 
 
 /**
@@ -83,11 +84,48 @@ export class ContactDirectoryConfig extends ServiceConfig {
   @Min(1)
   @Max(10_000)
   SUGGESTIONS_MAX_PER_PROVIDER = 500;
+
+  /**
+   * The platform's ed25519 keys for `v1a` signatures (of `/test/auth` and contact-suggestion searches):
+   * the same JSON array as webhook-dispatcher's, which publishes the public keys. Required in production;
+   * empty elsewhere = a key generated at start-up. See docs/operator-guide.md "Signing keys".
+   */
+  @IsString()
+  @MaxLength(65_536)
+  @InProduction(requiredOr('WEBHOOK_SIGNING_KEYS_FILE'))
+  WEBHOOK_SIGNING_KEYS = '';
+
+  /** Instead of WEBHOOK_SIGNING_KEYS: a file holding the same JSON (e.g. a mounted secret). */
+  @IsString()
+  @MaxLength(4096)
+  WEBHOOK_SIGNING_KEYS_FILE = '';
 }
 
-/** The secret key's format, checked at start-up; the message names the variable, never the value. */
-export function assertSecretKeyFormat(config: ContactDirectoryConfig): void {
-  if (!isSecretKey(config.DIRECTORY_SECRET_KEY)) throw new ConfigValidationError(['DIRECTORY_SECRET_KEY: must be 32 bytes in base64']);
+/**
+ * The keys' start-up checks (the secret key's format, the signing keys), every problem at once;
+ * messages name the variable, never the value.
+ */
+export function assertKeys(config: ContactDirectoryConfig): void {
+  const problems: string[] = [];
+  if (!isSecretKey(config.DIRECTORY_SECRET_KEY)) problems.push('DIRECTORY_SECRET_KEY: must be 32 bytes in base64');
+  try {
+    signingKeys(config);
+  } catch (error) {
+    problems.push(...(error as ConfigValidationError).problems);
+  }
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+}
+
+/**
+ * The signing keys of WEBHOOK_SIGNING_KEYS (outside production, an empty value becomes a key generated
+ * now and kept in `config`). Throws a ConfigValidationError that never contains key material.
+ */
+export function signingKeys(config: ContactDirectoryConfig): SigningKeyRing {
+  try {
+    return SigningKeyRing.fromSettings(config);
+  } catch (error) {
+    throw new ConfigValidationError([(error as Error).message]);
+  }
 }
 
 function isSecretKey(value: string): boolean {

@@ -52,7 +52,11 @@ export class DirectoryQueries {
       return none;
     }
     const previous = target.previousSecretSealed ? this.box.open(target.previousSecretSealed, target.organisationId) : undefined;
-    return { baseUrl: target.baseUrl, secrets: previous !== undefined && previous !== current ? [current, previous] : [current] };
+    return {
+      baseUrl: target.baseUrl,
+      secrets: previous !== undefined && previous !== current ? [current, previous] : [current],
+      signatureSchemes: target.signatureSchemes,
+    };
   }
 
   /** The organisation's name and its admins' e-mail addresses (who to tell about its account). */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { SignatureScheme } from '@availability/webhook-signing';
 
 export interface StoredProfile {
   baseUrl: string;
@@ -8,6 +9,7 @@ export interface StoredProfile {
   previousSecretUntil: Date | null;
   suggestionsEnabled: boolean;
   savedAt: Date;
+  signatureSchemes: SignatureScheme[];
 }
 
 export interface StoredTarget {
@@ -17,6 +19,7 @@ export interface StoredTarget {
   secretSealed: string;
   /** Only while the rotation grace period runs (judged by the database clock). */
   previousSecretSealed: string | null;
+  signatureSchemes: SignatureScheme[];
 }
 
 export interface PortalUserRecord {
@@ -36,10 +39,11 @@ export interface NewInvitation {
 
 const PROFILE_COLUMNS = `webhook_base_url AS "baseUrl", secret_sealed AS "secretSealed",
   previous_secret_sealed AS "previousSecretSealed", previous_secret_until AS "previousSecretUntil",
-  suggestions_enabled AS "suggestionsEnabled", saved_at AS "savedAt"`;
+  suggestions_enabled AS "suggestionsEnabled", saved_at AS "savedAt", signature_schemes AS "signatureSchemes"`;
 
 const TARGET_COLUMNS = `p.organisation_id::text AS "organisationId", o.name, p.webhook_base_url AS "baseUrl", p.secret_sealed AS "secretSealed",
-  CASE WHEN p.previous_secret_until > now() THEN p.previous_secret_sealed END AS "previousSecretSealed"`;
+  CASE WHEN p.previous_secret_until > now() THEN p.previous_secret_sealed END AS "previousSecretSealed",
+  p.signature_schemes AS "signatureSchemes"`;
 
 /** Integrators offer suggestions by kind; any other organisation once an operator approved it. */
 const MAY_PROVIDE_SUGGESTIONS = `(o.kind = 'integrator' OR o.suggestion_provider_approved)`;
@@ -64,7 +68,10 @@ export class PortalRepository {
     return rows[0];
   }
 
-  /** Saves URL and secret; `previous` is the secret that keeps signing for `graceSeconds` (null: none). */
+  /**
+   * Saves URL and secret; `previous` is the secret that keeps signing for `graceSeconds` (null: none);
+   * `signatureSchemes` undefined keeps the saved choice (a new profile gets the column's default).
+   */
   async saveWebhook(
     manager: EntityManager,
     organisationId: string,
@@ -72,23 +79,26 @@ export class PortalRepository {
     baseUrl: string,
     secretSealed: string,
     previous: { sealed: string; graceSeconds: number } | { keep: true } | null,
+    signatureSchemes?: SignatureScheme[],
   ): Promise<StoredProfile> {
     const keep = previous !== null && 'keep' in previous;
     const sealed = previous !== null && 'sealed' in previous ? previous.sealed : null;
     const grace = previous !== null && 'sealed' in previous ? previous.graceSeconds : 0;
     const rows: StoredProfile[] = await manager.query(
       `INSERT INTO directory.company_profile AS p
-         (organisation_id, webhook_base_url, secret_sealed, previous_secret_sealed, previous_secret_until, saved_at, saved_by_user_id)
-       VALUES ($1, $2, $3, $4::text, CASE WHEN $4::text IS NULL THEN NULL ELSE now() + make_interval(secs => $5) END, now(), $6)
+         (organisation_id, webhook_base_url, secret_sealed, previous_secret_sealed, previous_secret_until, saved_at, saved_by_user_id, signature_schemes)
+       VALUES ($1, $2, $3, $4::text, CASE WHEN $4::text IS NULL THEN NULL ELSE now() + make_interval(secs => $5) END, now(), $6,
+               COALESCE($8::text[], '{hmac,v1}'))
        ON CONFLICT (organisation_id) DO UPDATE SET
          webhook_base_url = EXCLUDED.webhook_base_url,
          secret_sealed = EXCLUDED.secret_sealed,
          previous_secret_sealed = CASE WHEN $7 THEN p.previous_secret_sealed ELSE EXCLUDED.previous_secret_sealed END,
          previous_secret_until = CASE WHEN $7 THEN p.previous_secret_until ELSE EXCLUDED.previous_secret_until END,
          saved_at = now(),
-         saved_by_user_id = EXCLUDED.saved_by_user_id
+         saved_by_user_id = EXCLUDED.saved_by_user_id,
+         signature_schemes = COALESCE($8::text[], p.signature_schemes)
        RETURNING ${PROFILE_COLUMNS}`,
-      [organisationId, baseUrl, secretSealed, sealed, grace, userId, keep],
+      [organisationId, baseUrl, secretSealed, sealed, grace, userId, keep, signatureSchemes ?? null],
     );
     return rows[0];
   }

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type OutboundClient, OutboundRequestError } from '@availability/outbound-http';
-import { createRequestSigner, type RequestSigner } from '@availability/webhook-signing';
+import {
+  createRequestSigner,
+  DEFAULT_SIGNATURE_SCHEMES,
+  type RequestSigner,
+  type SchemeSignedHeaders,
+  type SignatureScheme,
+  type SigningKey,
+} from '@availability/webhook-signing';
 import { endpointUrl, requestTarget } from '../company-profile/webhook-endpoint.js';
 import { type ContactSuggestion, parseSuggestionsReply, type Rating } from './suggestion-validation.js';
 
@@ -15,6 +22,8 @@ export interface SuggestionProvider {
   baseUrl: string | null;
   /** Signing secrets, newest first (two during a rotation). Empty: cannot be called. */
   secrets: string[];
+  /** How its calls are signed (its company profile's choice); absent: `hmac` and `v1`. */
+  signatureSchemes?: SignatureScheme[];
   /** Set when the provider is not called at all (e.g. it does not offer suggestions). */
   unavailable?: string;
 }
@@ -55,13 +64,15 @@ export interface FanOutOptions {
   timeoutMs: number;
   maxReplyBytes: number;
   maxPerProvider: number;
+  /** The platform's active ed25519 key, for providers that chose `v1a`. */
+  signingKey?: SigningKey;
 }
 
 /** Grace on top of the HTTP timeout before a search stops waiting regardless (belt and braces). */
 const ABANDON_AFTER_MS = 50;
 
 /** What is fixed per provider (until its set-up changes): where to call and how to sign. */
-type Prepared = { url: string; signer: RequestSigner } | { error: string };
+type Prepared = { url: string; signer: RequestSigner<SchemeSignedHeaders> } | { error: string };
 
 interface Answer {
   outcome: ProviderOutcome;
@@ -143,7 +154,14 @@ export class SuggestionFanOut {
     else {
       const url = endpointUrl(provider.baseUrl, '/contact-suggestions');
       try {
-        prepared = { url, signer: createRequestSigner({ secrets: provider.secrets.slice(0, 2), method: 'POST', pathWithQuery: requestTarget(url) }) };
+        const signer = createRequestSigner({
+          secrets: provider.secrets.slice(0, 2),
+          schemes: provider.signatureSchemes ?? DEFAULT_SIGNATURE_SCHEMES,
+          signingKey: this.options.signingKey,
+          method: 'POST',
+          pathWithQuery: requestTarget(url),
+        });
+        prepared = { url, signer };
       } catch {
         prepared = { error: 'the call failed' };
       }

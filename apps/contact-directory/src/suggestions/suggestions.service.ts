@@ -136,6 +136,6 @@ export class SuggestionsService implements OnApplicationBootstrap {
     const current = this.box.open(row.secretSealed, row.organisationId);
     const previous = row.previousSecretSealed ? this.box.open(row.previousSecretSealed, row.organisationId) : undefined;
     const secrets = current === undefined ? [] : previous !== undefined && previous !== current ? [current, previous] : [current];
-    return { organisationId: row.organisationId, name: row.name, baseUrl: row.baseUrl, secrets };
+    return { organisationId: row.organisationId, name: row.name, baseUrl: row.baseUrl, secrets, signatureSchemes: row.signatureSchemes };
   }
 }

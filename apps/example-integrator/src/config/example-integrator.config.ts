@@ -1,4 +1,4 @@
-import { IsInt, IsNotEmpty, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { InProduction, realSecret, ServiceConfig } from '@availability/service-core';
 
 /** Settings of the reference integrator. Only INTEGRATOR_SECRET matters in a real deployment. */
@@ -49,6 +49,19 @@ export class ExampleIntegratorConfig extends ServiceConfig {
   @IsInt()
   @Min(0)
   INTEGRATOR_TOLERANCE_SECONDS = 300;
+
+  /**
+   * Which signature the webhooks (all but /test/auth) must carry: `hmac` with INTEGRATOR_SECRET, or
+   * `v1a`, the platform's ed25519 signature checked against its key set (INTEGRATOR_KEY_SET_URL): set
+   * `signatureSchemes` on the company profile to match. /test/auth is always `hmac` (spec 5).
+   */
+  @IsIn(['hmac', 'v1a'])
+  INTEGRATOR_SIGNATURE_SCHEME: 'hmac' | 'v1a' = 'hmac';
+
+  /** The platform's published key set, e.g. `https://webhooks.platform.example/.well-known/webhook-keys.json`. */
+  @IsOptional()
+  @Matches(/^(https?:\/\/\S+)?$/)
+  INTEGRATOR_KEY_SET_URL = '';
 }
 
 export function integratorSecrets(config: ExampleIntegratorConfig): string[] {

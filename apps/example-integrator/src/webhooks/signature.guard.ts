@@ -1,32 +1,47 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ProblemException } from '@availability/service-core';
-import { verifyRequest } from '@availability/webhook-signing';
+import { RemoteKeySet, verifyRequest, type VerifyResult } from '@availability/webhook-signing';
 import { ExampleIntegratorConfig, integratorSecrets } from '../config/example-integrator.config.js';
 import { rawBodyOf } from './raw-body.js';
 
 /**
- * Accepts a request only if the platform signed it (DESIGN 4, libs/webhook-signing README): the
- * `Authorization: hmac <hex>` over Timestamp, method, the path as on the request line and the raw
- * body, with a timestamp within 5 minutes. Anything else is a 401 saying why.
+ * Accepts a request only if the platform signed it (DESIGN 4, libs/webhook-signing README). By default
+ * the `Authorization: hmac <hex>` over Timestamp, method, the path as on the request line and the raw
+ * body, with a timestamp within 5 minutes. With INTEGRATOR_SIGNATURE_SCHEME=v1a, every call but
+ * /test/auth (which the spec signs with `hmac`) must carry a `v1a` signature by a key of the platform's
+ * published key set instead. Anything else is a 401 saying why.
  */
 @Injectable()
 export class SignatureGuard implements CanActivate {
   private readonly secrets: string[];
+  private readonly platformKeys?: RemoteKeySet;
 
   constructor(private readonly config: ExampleIntegratorConfig) {
     this.secrets = integratorSecrets(config);
+    if (config.INTEGRATOR_SIGNATURE_SCHEME === 'v1a') {
+      if (config.INTEGRATOR_KEY_SET_URL === '') throw new TypeError('INTEGRATOR_KEY_SET_URL is required with INTEGRATOR_SIGNATURE_SCHEME=v1a');
+      this.platformKeys = new RemoteKeySet({ url: config.INTEGRATOR_KEY_SET_URL });
+    }
   }
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const result = verifyRequest({
-      secret: this.secrets,
-      // `request.raw.url` is the path with query exactly as on the request line.
-      request: { method: request.method, url: request.raw.url ?? request.url, headers: request.headers },
-      body: rawBodyOf(request),
-      toleranceSeconds: this.config.INTEGRATOR_TOLERANCE_SECONDS,
-    });
+    // `request.raw.url` is the path with query exactly as on the request line.
+    const url = request.raw.url ?? request.url;
+    const body = rawBodyOf(request);
+    const toleranceSeconds = this.config.INTEGRATOR_TOLERANCE_SECONDS;
+    let result: VerifyResult;
+    if (this.platformKeys && !url.split('?')[0].endsWith('/test/auth')) {
+      try {
+        result = await this.platformKeys.verify(request, body, { toleranceSeconds });
+      } catch {
+        // The key set could not be fetched: our side, so the platform should retry rather than give up.
+        throw new ProblemException(503, 'key-set-unavailable', 'The platform\'s signing keys could not be fetched; try again later.');
+      }
+    } else {
+      result = verifyRequest({ secret: this.secrets, request: { method: request.method, url, headers: request.headers }, body, toleranceSeconds });
+    }
     if (!result.ok) throw new ProblemException(401, 'invalid-signature', `The request signature was rejected: ${result.reason}.`);
     return true;
   }

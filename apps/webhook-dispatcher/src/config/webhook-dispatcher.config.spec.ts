@@ -3,7 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
 import { createTestCertificates } from '@availability/testing';
-import { outboundClientOptions, resolveDispatcherConfig, WebhookDispatcherConfig } from './webhook-dispatcher.config.js';
+import { generateSigningKeysJson } from '@availability/webhook-signing';
+import { outboundClientOptions, resolveDispatcherConfig, signingKeys, WebhookDispatcherConfig } from './webhook-dispatcher.config.js';
+
+const SIGNING_KEYS = generateSigningKeysJson('test-1');
 
 describe('WebhookDispatcherConfig', () => {
   it('defaults to port 3003, a day of retries, and loopback allowed outside production', () => {
@@ -12,7 +15,10 @@ describe('WebhookDispatcherConfig', () => {
   });
 
   it('refuses loopback in production, and admin tokens that are not real secrets', () => {
-    const real = { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: randomBytes(24).toString('base64url'), METRICS_TOKEN: randomBytes(24).toString('base64url') };
+    const real = {
+      NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: randomBytes(24).toString('base64url'), METRICS_TOKEN: randomBytes(24).toString('base64url'),
+      WEBHOOK_SIGNING_KEYS: SIGNING_KEYS,
+    };
     const production = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, real), {});
     expect(production.WEBHOOK_ALLOW_LOOPBACK).toBe(false);
     expect(() => loadConfig(WebhookDispatcherConfig, { ...real, WEBHOOK_ALLOW_LOOPBACK: 'true' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK: is for development only/);
@@ -21,6 +27,18 @@ describe('WebhookDispatcherConfig', () => {
     expect(short).not.toThrow(/short-secret/);
     const env = { NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'false' };
     expect(resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, env), env).WEBHOOK_ALLOW_LOOPBACK).toBe(false);
+  });
+
+  it('needs signing keys in production, generates one elsewhere, and never shows key material in errors', () => {
+    const production = { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: randomBytes(24).toString('base64url'), METRICS_TOKEN: randomBytes(24).toString('base64url') };
+    expect(() => loadConfig(WebhookDispatcherConfig, production)).toThrow(/WEBHOOK_SIGNING_KEYS: must be set/);
+    const broken = SIGNING_KEYS.replace('"kid":"test-1"', '"kid":"test 1"');
+    const config = loadConfig(WebhookDispatcherConfig, { ...production, WEBHOOK_SIGNING_KEYS: broken });
+    expect(() => resolveDispatcherConfig(config, {})).toThrow(ConfigValidationError);
+    expect(() => resolveDispatcherConfig(config, {})).not.toThrow(/PRIVATE KEY/);
+    const development = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, {}), {});
+    expect(signingKeys(development).active.kid).toMatch(/^dev-/);
+    expect(signingKeys(development).keySet()).toEqual(signingKeys(development).keySet());
   });
 
   it('takes a fraction of an hour as the disable-after window', () => {

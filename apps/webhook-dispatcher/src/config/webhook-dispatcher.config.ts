@@ -1,6 +1,7 @@
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, developmentOnly, InProduction, realSecret, ServiceConfig } from '@availability/service-core';
+import { ConfigValidationError, developmentOnly, InProduction, realSecret, requiredOr, ServiceConfig } from '@availability/service-core';
 import { type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
+import { SigningKeyRing } from '@availability/webhook-signing';
 
 
 /**
@@ -128,6 +129,28 @@ export class WebhookDispatcherConfig extends ServiceConfig {
    */
   @IsString()
   OUTBOUND_CA_FILE = '';
+
+  /**
+   * The platform's ed25519 keys for `v1a` signatures, a JSON array (first entry signs, every entry is
+   * published at /.well-known/webhook-keys.json): `[{"kid":"2026-11","privateKeyPem":"-----BEGIN PRIVATE KEY-----\n…"}]`.
+   * contact-directory must have the same value. Required in production; empty elsewhere = a key generated
+   * at start-up. See docs/operator-guide.md "Signing keys".
+   */
+  @IsString()
+  @MaxLength(65_536)
+  @InProduction(requiredOr('WEBHOOK_SIGNING_KEYS_FILE'))
+  WEBHOOK_SIGNING_KEYS = '';
+
+  /** Instead of WEBHOOK_SIGNING_KEYS: a file holding the same JSON (e.g. a mounted secret). */
+  @IsString()
+  @MaxLength(4096)
+  WEBHOOK_SIGNING_KEYS_FILE = '';
+
+  /** How long verifiers may cache the published key set (its Cache-Control max-age). */
+  @IsInt()
+  @Min(0)
+  @Max(86_400)
+  WEBHOOK_KEY_SET_MAX_AGE_SECONDS = 300;
 }
 
 /**
@@ -136,6 +159,7 @@ export class WebhookDispatcherConfig extends ServiceConfig {
  */
 export function resolveDispatcherConfig(config: WebhookDispatcherConfig, env: Record<string, string | undefined> = process.env): WebhookDispatcherConfig {
   if (config.NODE_ENV !== 'production' && (env.WEBHOOK_ALLOW_LOOPBACK ?? '') === '') config.WEBHOOK_ALLOW_LOOPBACK = true;
+  signingKeys(config);
   return config;
 }
 
@@ -156,5 +180,17 @@ function extraCa(path: string): string | undefined {
     return readCaFile(path);
   } catch (error) {
     throw new ConfigValidationError([`OUTBOUND_CA_FILE: ${(error as Error).message}`]);
+  }
+}
+
+/**
+ * The signing keys of WEBHOOK_SIGNING_KEYS (outside production, an empty value becomes a key generated
+ * now and kept in `config`). Throws a ConfigValidationError that never contains key material.
+ */
+export function signingKeys(config: WebhookDispatcherConfig): SigningKeyRing {
+  try {
+    return SigningKeyRing.fromSettings(config);
+  } catch (error) {
+    throw new ConfigValidationError([(error as Error).message]);
   }
 }

@@ -3,7 +3,7 @@ import { DelayedError, type Job, UnrecoverableError, type Worker } from 'bullmq'
 import { JobQueues, QueueName } from '@availability/jobs';
 import { OutboundClient, OutboundRequestError, type OutboundResponse } from '@availability/outbound-http';
 import { counter, histogram, LATENCY_BUCKETS_SECONDS } from '@availability/service-core';
-import { signRequest } from '@availability/webhook-signing';
+import { signRequest, SigningKeyRing } from '@availability/webhook-signing';
 import { outboundClientOptions, WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { type BackoffSchedule, backoffDelay, holdWithJitter } from '../domain/backoff.js';
 import { classifyFailure, classifyResponse, type Verdict } from '../domain/classify.js';
@@ -13,7 +13,7 @@ import { type AttemptRecord, DeliveriesRepository, type DeliveryStatus } from '.
 import { type DeliveryJob, DeliveryQueue, type EndpointTrialJob, TRIAL_JOB_NAME } from './delivery-queue.js';
 import { EndpointRegistry, PUT_BACK_MS } from './endpoint-registry.js';
 import { HeldDeliveries } from './held-deliveries.js';
-import { TargetResolver } from './target-resolver.js';
+import { TargetResolver, type WebhookTarget } from './target-resolver.js';
 
 /** Thrown for a failed attempt that will be retried; the back-off strategy reads the delay from it. */
 export class RetryLaterError extends Error {
@@ -71,6 +71,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly endpoints: EndpointRegistry,
     private readonly held: HeldDeliveries,
     private readonly config: WebhookDispatcherConfig,
+    private readonly keys: SigningKeyRing,
   ) {
     this.client = new OutboundClient(outboundClientOptions(config));
     this.schedule = { baseMs: config.WEBHOOK_BACKOFF_BASE_MS, factor: config.WEBHOOK_BACKOFF_FACTOR, capMs: config.WEBHOOK_BACKOFF_CAP_MS };
@@ -144,7 +145,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         this.outcomes.inc({ outcome: 'skipped' });
         return;
       }
-      const outcome = await this.attempt(delivery, (delivery.attemptsBefore ?? 0) + job.attemptsMade + 1, target.baseUrl, target.secrets, release);
+      const outcome = await this.attempt(delivery, (delivery.attemptsBefore ?? 0) + job.attemptsMade + 1, target.baseUrl, target, release);
       if (outcome.status === 'succeeded') return;
       if (outcome.status === 'dead') throw new UnrecoverableError(outcome.reason);
       throw new RetryLaterError(outcome.reason, outcome.retryInMs ?? 0);
@@ -179,7 +180,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         await this.held.release(org);
         return;
       }
-      outcome = await this.attempt(DeliveryQueue.jobFor(next), next.attemptsInSeries + 1, target.baseUrl, target.secrets, release);
+      outcome = await this.attempt(DeliveryQueue.jobFor(next), next.attemptsInSeries + 1, target.baseUrl, target, release);
     } finally {
       release();
     }
@@ -196,7 +197,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** One call of a delivery, logged; `attemptNo` counts from 1 within the delivery's series. */
-  private async attempt(delivery: DeliveryJob, attemptNo: number, baseUrl: string, secrets: string[], release: () => void): Promise<AttemptOutcome> {
+  private async attempt(delivery: DeliveryJob, attemptNo: number, baseUrl: string, to: WebhookTarget, release: () => void): Promise<AttemptOutcome> {
     const startedAt = new Date();
     let url: string | null = null;
     let response: OutboundResponse | undefined;
@@ -207,7 +208,15 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const target = targetUrl(baseUrl, delivery.path);
       url = target.url;
       const headers: Record<string, string> = {
-        ...signRequest({ secrets, method: delivery.method, pathWithQuery: target.pathWithQuery, body: delivery.body, webhookId: delivery.webhookId }),
+        ...signRequest({
+          secrets: to.secrets,
+          schemes: to.signatureSchemes,
+          signingKey: this.keys.active,
+          method: delivery.method,
+          pathWithQuery: target.pathWithQuery,
+          body: delivery.body,
+          webhookId: delivery.webhookId,
+        }),
         'user-agent': 'AvailabilityPlatform-Webhooks/1.0',
       };
       if (delivery.body !== '') headers['content-type'] = 'application/json';

@@ -8,7 +8,13 @@ import {
 } from '@availability/contracts';
 import { RequestReply } from '@availability/messaging';
 import { TtlCache } from '@availability/service-core';
+import { DEFAULT_SIGNATURE_SCHEMES, needsSecret, parseSignatureSchemes, type SignatureScheme } from '@availability/webhook-signing';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+
+/** Where and how to call one organisation's service: the directory's reply, checked. */
+export interface WebhookTarget extends ResolveWebhookTargetReply {
+  signatureSchemes: SignatureScheme[];
+}
 
 /**
  * Where and how to call an organisation's service, asked of contact-directory over NATS and cached.
@@ -18,8 +24,8 @@ import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js'
 @Injectable()
 export class TargetResolver implements OnModuleInit {
   private readonly logger = new Logger('TargetResolver');
-  private readonly cache = new TtlCache<string, ResolveWebhookTargetReply>(100_000);
-  private readonly inFlight = new Map<string, Promise<ResolveWebhookTargetReply>>();
+  private readonly cache = new TtlCache<string, WebhookTarget>(100_000);
+  private readonly inFlight = new Map<string, Promise<WebhookTarget>>();
   private readonly listeners: Array<(organisationId: string) => void> = [];
 
   constructor(
@@ -39,7 +45,7 @@ export class TargetResolver implements OnModuleInit {
     this.listeners.push(listener);
   }
 
-  async resolve(organisationId: string): Promise<ResolveWebhookTargetReply> {
+  async resolve(organisationId: string): Promise<WebhookTarget> {
     const cached = this.cache.get(organisationId);
     if (cached) return cached;
     let pending = this.inFlight.get(organisationId);
@@ -50,17 +56,19 @@ export class TargetResolver implements OnModuleInit {
     return pending;
   }
 
-  private async ask(organisationId: string): Promise<ResolveWebhookTargetReply> {
+  private async ask(organisationId: string): Promise<WebhookTarget> {
     const reply = await this.rpc.request<ResolveWebhookTargetRequest, ResolveWebhookTargetReply>(
       DirectoryPattern.ResolveWebhookTarget,
       { organisationId },
       this.config.DIRECTORY_TIMEOUT_MS,
     );
-    const target: ResolveWebhookTargetReply = {
+    const target: WebhookTarget = {
       baseUrl: typeof reply?.baseUrl === 'string' && reply.baseUrl !== '' ? reply.baseUrl : null,
       secrets: Array.isArray(reply?.secrets) ? reply.secrets.filter((s) => typeof s === 'string' && s !== '').slice(0, 2) : [],
+      // Absent from a directory that predates the setting; an unreadable value also signs as before.
+      signatureSchemes: parseSignatureSchemes(reply?.signatureSchemes) ?? [...DEFAULT_SIGNATURE_SCHEMES],
     };
-    if (target.baseUrl && target.secrets.length === 0) {
+    if (target.baseUrl && target.secrets.length === 0 && needsSecret(target.signatureSchemes)) {
       this.logger.warn(`organisation ${organisationId} has a base URL but no signing secret; treated as having none`);
       target.baseUrl = null;
     }

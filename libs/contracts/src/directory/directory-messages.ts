@@ -56,6 +56,11 @@ export interface ResolveWebhookTargetRequest {
 export interface ResolveWebhookTargetReply {
   baseUrl: string | null;
   secrets: string[];
+  /**
+   * How the organisation's calls are signed (`hmac`, `v1`, `v1a`; see libs/webhook-signing
+   * SignatureScheme). Absent (a directory older than this field) means `["hmac", "v1"]`.
+   */
+  signatureSchemes?: string[];
 }
 
 export interface WebhookTargetChangedMessage {

@@ -4,7 +4,8 @@
  * tokens) are declared next to the setting, and loadConfig refuses a production start with every
  * offending one listed. Messages name the variable and the rule, never the value.
  */
-export type ProductionRule = (value: unknown) => string | undefined;
+/** The setting's value, and the whole configuration for rules that weigh another setting too. */
+export type ProductionRule = (value: unknown, config?: Record<string, unknown>) => string | undefined;
 
 const rulesByClass = new Map<object, Array<{ property: string; rule: ProductionRule }>>();
 
@@ -22,7 +23,7 @@ export function productionProblems(config: object): string[] {
   const problems: string[] = [];
   for (let type = config.constructor; type && type !== Object; type = Object.getPrototypeOf(type)) {
     for (const { property, rule } of rulesByClass.get(type) ?? []) {
-      const problem = rule((config as Record<string, unknown>)[property]);
+      const problem = rule((config as Record<string, unknown>)[property], config as Record<string, unknown>);
       if (problem) problems.push(`${property}: ${problem} when NODE_ENV is production`);
     }
   }
@@ -37,6 +38,12 @@ export const oneOf =
   (...allowed: string[]): ProductionRule =>
   (value) =>
     allowed.includes(String(value)) ? undefined : `must be ${allowed.join(' or ')}`;
+
+/** Must be set, here or in the named alternative setting (e.g. a file holding the same value). */
+export const requiredOr =
+  (alternative: string): ProductionRule =>
+  (value, config) =>
+    value === '' && (config?.[alternative] ?? '') === '' ? `must be set (or ${alternative})` : undefined;
 
 /** Must be left empty (a development or test aid). */
 export const unset: ProductionRule = (value) => (value === '' || value === undefined ? undefined : 'is for development and tests only and must be empty');
