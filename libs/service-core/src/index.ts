@@ -6,6 +6,7 @@ export * from './database/prepared.js';
 export * from './health/health.module.js';
 export * from './http/api-version.guard.js';
 export * from './http/bearer-token.js';
+export * from './http/canonical-json.js';
 export * from './http/connection.js';
 export * from './http/json-input.js';
 export * from './http/http-service.js';
