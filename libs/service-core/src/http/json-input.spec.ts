@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { jsonInputProblems, MAX_JSON_DEPTH, parameterProblems, textProblem } from './json-input.js';
+import { jsonInputProblems, jsonTextProblem, MAX_JSON_DEPTH, MAX_JSON_ITEMS, MAX_OBJECT_PROPERTIES, parameterProblems, textProblem } from './json-input.js';
 
 describe('textProblem', () => {
   it.each(['', 'Pickers', 'emoji \ud83d\ude00 paired', 'tab\tand newline\n', 'ß ü 中文'])('accepts text: %p', (value) => {
@@ -57,5 +57,42 @@ describe('parameterProblems', () => {
     expect(parameterProblems({ status: ['a', '\ud800'] })).toEqual({ 'status[1]': [expect.any(String)] });
     expect(parameterProblems({ 'x\u0000': '1' })).toEqual({ 'x\ufffd': [expect.any(String)] });
     expect(parameterProblems(undefined)).toBeUndefined();
+  });
+});
+
+describe('jsonTextProblem', () => {
+  const nested = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+
+  it('passes ordinary JSON, and malformed JSON (JSON.parse reports that)', () => {
+    expect(jsonTextProblem('{"title":"a,b[{","workerIds":["w1","w2"],"n":[1,2,3]}')).toBeUndefined();
+    expect(jsonTextProblem('{"title":')).toBeUndefined();
+    expect(jsonTextProblem('"unterminated [[[[')).toBeUndefined();
+  });
+
+  it(`allows ${MAX_JSON_DEPTH} levels and refuses one more, before parsing`, () => {
+    expect(jsonTextProblem(nested(MAX_JSON_DEPTH))).toBeUndefined();
+    expect(jsonTextProblem(nested(MAX_JSON_DEPTH + 1))).toMatch(/nests more than 16/);
+    expect(jsonTextProblem(`{"x":${'['.repeat(1_000_000)}`)).toMatch(/nests/);
+  });
+
+  it('does not count brackets or commas inside strings, escaped quotes included', () => {
+    const inString = `"${'[,'.repeat(100_000)}"`;
+    expect(jsonTextProblem(`{"a":${inString}}`)).toBeUndefined();
+    expect(jsonTextProblem(`{"a":"x\\"}`)).toBeUndefined();
+    expect(jsonTextProblem(`{"a":"\\"${'['.repeat(20)}"}`)).toBeUndefined();
+    expect(jsonTextProblem(`{"a":"\\\\"${'['.repeat(20)}`)).toMatch(/nests/);
+  });
+
+  it(`refuses more than ${MAX_JSON_ITEMS} elements and properties in all`, () => {
+    const items = (n: number) => `[${Array(n).fill('0').join(',')}]`;
+    expect(jsonTextProblem(items(MAX_JSON_ITEMS - 1))).toBeUndefined();
+    expect(jsonTextProblem(items(MAX_JSON_ITEMS + 1))).toMatch(/more than 50000/);
+  });
+
+  it(`refuses an object of more than ${MAX_OBJECT_PROPERTIES} properties, counting each object on its own`, () => {
+    const object = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":[1,2,{"a":1,"b":2}]`).join(',')}}`;
+    expect(jsonTextProblem(object(MAX_OBJECT_PROPERTIES))).toBeUndefined();
+    expect(jsonTextProblem(`[${Array(50).fill(object(MAX_OBJECT_PROPERTIES)).join(',')}]`)).toBeUndefined();
+    expect(jsonTextProblem(`{"x":${object(MAX_OBJECT_PROPERTIES + 1)}}`)).toMatch(/more than 100 properties/);
   });
 });
