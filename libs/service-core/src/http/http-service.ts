@@ -10,7 +10,7 @@ import { installMetrics } from '../metrics/http-metrics.js';
 import { isServiceWorker } from '../process/service-processes.js';
 import { ApiVersionGuard } from './api-version.guard.js';
 import { answerClientError, drainUnreadUpload } from './connection.js';
-import { jsonInputProblems, parameterProblems } from './json-input.js';
+import { jsonInputProblems, jsonTextProblem, parameterProblems } from './json-input.js';
 import { ProblemException } from './problem.js';
 import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
 import { TraceInterceptor } from './trace.interceptor.js';
@@ -58,6 +58,9 @@ export async function createHttpService(module: Type<unknown> | DynamicModule, o
   fastify.removeContentTypeParser(['text/plain', 'application/json']);
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // Depth and item count are read off the text first: JSON.parse itself is what a deep body makes slow.
+    const shape = jsonTextProblem(body as string);
+    if (shape) return done(ProblemException.validation({ body: [shape] }, `The request body ${shape}.`), undefined);
     parseJson(request, body as string, (error: Error | null, parsed?: unknown) => {
       if (error) return done(error, undefined);
       // Before any recursive code or the database sees the body: bounded depth, storable strings.
