@@ -128,6 +128,18 @@ describe('strings PostgreSQL or JSON cannot hold', () => {
 /** `[[[…"x"…]]]`, `depth` arrays deep, as JSON text (JSON.stringify itself would recurse). */
 const nestedJson = (depth: number) => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
 
+describe('bodies whose structure alone is too costly', () => {
+  it.each([
+    ['100,000 items', () => JSON.stringify({ ...offerBody(acme.user.id, [acme.workers[0].id]), x: Array(100_000).fill(0) })],
+    ['an object of 1,000 properties', () => JSON.stringify({ ...offerBody(acme.user.id, [acme.workers[0].id]), x: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, 0])) })],
+    ['a million nested arrays', () => `{"x":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`],
+  ])('POST /offer with %s, even in an unknown property, is a 400 naming body', async (_name, body) => {
+    const result = await send(STRING_FIELDS[0], body());
+    expectProblem(result, 400);
+    expect(Object.keys((result.json as { errors: object }).errors)).toEqual(['body']);
+  });
+});
+
 describe('deep nesting', () => {
   const deep = nestedJson(10_000);
   it.each([
@@ -144,8 +156,8 @@ describe('deep nesting', () => {
 });
 
 describe('bounds come before validation', () => {
-  it('POST /offer with 100,000 repeated worker ids is a 400 for the array size alone', async () => {
-    const body = offerBody(acme.user.id, Array.from({ length: 100_000 }, () => 'w'));
+  it('POST /offer with 40,000 repeated worker ids is a 400 for the array size alone', async () => {
+    const body = offerBody(acme.user.id, Array.from({ length: 40_000 }, () => 'w'));
     const result = await send(STRING_FIELDS[0], JSON.stringify(body));
     expectProblem(result, 400);
     expect((result.json as { errors: Record<string, string[]> }).errors).toEqual({ workerIds: [expect.stringContaining('10000')] });
@@ -169,7 +181,7 @@ describe('a body over the limit', () => {
 });
 
 /** Writes raw bytes to a service and reads the whole answer (the server closes or the answer is complete). */
-async function rawExchange(app: string, text: string): Promise<{ status: number; headers: string; body: string }> {
+async function rawExchange(app: string, text: string, timeoutMs = 10_000): Promise<{ status: number; headers: string; body: string }> {
   const url = new URL(platform.url(app));
   const socket: Socket = connect(Number(url.port), url.hostname);
   const chunks: Buffer[] = [];
@@ -185,7 +197,7 @@ async function rawExchange(app: string, text: string): Promise<{ status: number;
     socket.on('end', () => resolve());
     socket.on('close', () => resolve());
     socket.on('error', reject);
-    socket.setTimeout(10_000, () => reject(new Error('no answer in 10 s')));
+    socket.setTimeout(timeoutMs, () => reject(new Error(`no answer in ${timeoutMs} ms`)));
   });
   socket.destroy();
   const received = Buffer.concat(chunks).toString('utf8');
@@ -238,6 +250,15 @@ describe("errors Fastify and Node raise before our code runs are problem+json to
     expectRawProblem(await rawExchange(app, 'GET /a b c\r\n\r\n'), 400);
     expectRawProblem(await rawExchange(app, 'GET /health/live HTTP/1.1\r\nHost: x\r\nX-Nul: a\u0000b\r\n\r\n'), 400);
   });
+});
+
+describe('a client that stops sending mid-request', () => {
+  it('gets a 408 problem within a minute instead of holding the request (and the process\'s shutdown) open', async () => {
+    const started = Date.now();
+    const answer = await rawExchange('offers-api', 'POST /offer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{}', 90_000);
+    expectRawProblem(answer, 408);
+    expect(Date.now() - started).toBeLessThan(75_000);
+  }, 100_000);
 });
 
 describe('api-version', () => {

@@ -16,6 +16,9 @@ import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
 import { TraceInterceptor } from './trace.interceptor.js';
 import { BodyValidationPipe } from './validation.js';
 
+/** Longest a client may take to send a whole request (headers and body). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export interface HttpServiceOptions {
   /** Largest request body accepted, in bytes; larger ones get a 413 problem. */
   bodyLimit: number;
@@ -39,6 +42,10 @@ export async function createHttpService(module: Type<unknown> | DynamicModule, o
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     requestIdHeader: false,
     routerOptions: { maxParamLength: 200 },
+    // A client that stops sending mid-request gets a 408 and its connection closed, rather than
+    // holding the request, and the process's graceful shutdown, open for ever (Fastify's default is
+    // no limit). Node checks every 30 s, so the 408 comes 30–60 s after the request began.
+    requestTimeout: REQUEST_TIMEOUT_MS,
     // What the router and Node's HTTP parser reject before Nest sees a request is problem+json too.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, error, logger, request),
     clientErrorHandler: answerClientError,
