@@ -93,7 +93,7 @@ export function canonicalisePropertyNames(value: unknown, dto: DtoClass, path: s
     const tooBig = boundProblem(raw, shape.bounds.get(canonical));
     if (tooBig) {
       (errors[fieldPath] ??= []).push(tooBig);
-      result[canonical] = undefined;
+      result[canonical] = undefined; // seen: a second spelling of it is still reported as ambiguous
       continue;
     }
     const nestedType = nested[canonical];
