@@ -24,6 +24,19 @@ export default [
         },
       ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Request bodies are hostile: every check on them must be linear.
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'class-validator',
+              importNames: ['ArrayUnique', 'arrayUnique'],
+              message: 'ArrayUnique compares every element with every other; use UniqueItems from @availability/contracts (a Set).',
+            },
+          ],
+        },
+      ],
     },
   },
 ];

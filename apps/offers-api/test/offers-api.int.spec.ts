@@ -208,6 +208,26 @@ describe('POST /offer', () => {
       await eventually(async () => (await eventsFor(first.text, 'offers.created')).length === 1);
     });
 
+    it('a repeat whose properties come in another order or letter case, or with unknown ones, is the same body', async () => {
+      const body = offerBody(acme.user.id, ids(acme, 2));
+      const headers = { 'idempotency-key': `reordered-${Date.now()}` };
+      const first = await sender.createOffer(body, headers);
+      const reversed = Object.fromEntries(Object.entries(body).reverse());
+      reversed.events = body.events.map((slot) => ({ end: slot.end, start: slot.start }));
+      const recased = Object.fromEntries(Object.entries(body).map(([key, value]) => [key.toUpperCase(), value]));
+      for (const repeat of [reversed, recased, { ...body, surprise: true }]) {
+        const again = await sender.createOffer(repeat, headers);
+        expect({ status: again.status, text: again.text, replayed: again.headers.get('idempotent-replayed') }).toEqual({
+          status: 201,
+          text: first.text,
+          replayed: 'true',
+        });
+      }
+      // Order inside an array is meaning (who was asked first, which slot comes first): not the same body.
+      const swapped = await sender.createOffer({ ...body, workerIds: [...body.workerIds].reverse() }, headers);
+      expect(swapped.status).toBe(422);
+    });
+
     it('concurrent repeats create one offer', async () => {
       const body = offerBody(acme.user.id, ids(acme, 2));
       const headers = { 'idempotency-key': `burst-${Date.now()}` };

@@ -3,11 +3,12 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { type Defer, type OffersBenchSettings, runOffersBench } from './offers.bench.js';
 import { runPlatformBench } from './platform.bench.js';
+import { runWorstOfferBench } from './worst-offer.bench.js';
 import { type BenchReport, formatReport, saveReport } from './report.js';
 
 /**
  * `npm run bench [-- offers] [--duration=10 --warmup=3 --post-connections=.. --get-connections=..
- *  --rate=300 --rate-connections=.. --offers=100]`, or the same as BENCH_DURATION, BENCH_WARMUP, ...
+ *  --rate=300 --rate-connections=.. --offers=100]`, `npm run bench -- worst-offer [--repeats=20]`, or the same as BENCH_DURATION, BENCH_WARMUP, ...
  * Exits 0 when targets are missed (it is a measurement); 1 when the benchmark itself failed.
  */
 const OPTIONS = {
@@ -21,6 +22,7 @@ const OPTIONS = {
   'answer-rate': { env: 'BENCH_ANSWER_RATE', default: 100 },
   'offer-rate': { env: 'BENCH_OFFER_RATE', default: 20 },
   'offer-workers': { env: 'BENCH_OFFER_WORKERS', default: 50 },
+  repeats: { env: 'BENCH_REPEATS', default: 20 },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -51,6 +53,7 @@ const BENCHMARKS: Record<string, (settings: Record<OptionName, number>, signal: 
       signal,
       defer,
     ),
+  'worst-offer': (o, signal, defer) => runWorstOfferBench({ repeats: o.repeats }, signal, defer),
 };
 
 /**

@@ -70,6 +70,11 @@ describe('parseAssignedWorkers', () => {
       errors: { '[1]': [expect.any(String)], '[2]': ['worker a is named more than once'], '[3]': [expect.any(String)] },
     });
   });
+
+  it('refuses a list over the bound on its size alone, and lists at most 20 bad elements', () => {
+    expect(problemOf(() => parseAssignedWorkers(Array(49_000).fill(0)))).toMatchObject({ errors: { body: [expect.stringContaining('10000')] } });
+    expect(Object.keys(problemOf(() => parseAssignedWorkers(Array(9_000).fill(0))).errors ?? {})).toHaveLength(21);
+  });
 });
 
 describe('planCompletion', () => {

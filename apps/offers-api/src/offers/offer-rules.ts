@@ -36,23 +36,33 @@ export function normaliseSlots(events: OfferTimeSlot[]): OfferTimeSlot[] {
   return events.map((slot) => ({ start: new Date(slot.start).toISOString(), end: new Date(slot.end).toISOString() }));
 }
 
+/** At most this many bad elements of a completion list are named one by one. */
+const LISTED_BAD_ELEMENTS = 20;
+
 /** Body of complete-offer (spec 2.5): a JSON array of distinct worker ids. */
 export function parseAssignedWorkers(body: unknown): string[] {
   if (!Array.isArray(body)) {
     throw ProblemException.validation({ body: ['must be a JSON array of worker ids'] }, 'The body must be a JSON array of worker ids.');
   }
+  if (body.length > OfferLimits.workers) {
+    throw ProblemException.validation({ body: [`must name at most ${OfferLimits.workers} workers`] });
+  }
   const errors: FieldErrors = {};
-  if (body.length > OfferLimits.workers) errors.body = [`must name at most ${OfferLimits.workers} workers`];
+  let listed = 0;
   const seen = new Set<string>();
   body.forEach((id, index) => {
+    let problem: string | undefined;
     if (typeof id !== 'string' || id.length === 0 || id.length > OfferLimits.idLength) {
-      errors[`[${index}]`] = [`must be a worker id (a non-empty string of at most ${OfferLimits.idLength} characters)`];
+      problem = `must be a worker id (a non-empty string of at most ${OfferLimits.idLength} characters)`;
     } else if (seen.has(id)) {
-      errors[`[${index}]`] = [`worker ${id} is named more than once`];
+      problem = `worker ${id} is named more than once`;
     } else {
       seen.add(id);
     }
+    // Each bad element is named, up to a point: a list of 10,000 numbers gets 20, not 10,000.
+    if (problem && ++listed <= LISTED_BAD_ELEMENTS) errors[`[${index}]`] = [problem];
   });
+  if (listed > LISTED_BAD_ELEMENTS) errors.body = [`and ${listed - LISTED_BAD_ELEMENTS} more bad elements`];
   if (Object.keys(errors).length > 0) throw ProblemException.validation(errors);
   return body as string[];
 }

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
   type CreateOfferDto,
@@ -10,7 +10,7 @@ import {
   type WorkerOfferView,
 } from '@availability/contracts';
 import { appendToOutbox, newEvent, OutboxRelay, outboxMessage } from '@availability/messaging';
-import { currentTraceId, type FieldErrors, ProblemException } from '@availability/service-core';
+import { bodyFingerprint, currentTraceId, type FieldErrors, ProblemException } from '@availability/service-core';
 import { DirectoryClient } from '../directory/directory.client.js';
 import {
   assertWorkerCanAnswer,
@@ -49,7 +49,8 @@ export class OffersService {
   ) {}
 
   async create(organisationId: string, dto: CreateOfferDto, idempotencyKey?: string): Promise<CreatedOffer> {
-    const requestHash = idempotencyKey ? createHash('sha256').update(JSON.stringify(dto)).digest('hex') : '';
+    // Compared over the canonical form: the same offer with its properties in another order or case is a repeat.
+    const requestHash = idempotencyKey ? bodyFingerprint(dto) : '';
     if (idempotencyKey) {
       const earlier = await this.repository.findIdempotencyKey(organisationId, idempotencyKey);
       if (earlier) return this.replay(earlier, requestHash);

@@ -1,14 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { IsArray, IsDateString, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ProblemException, validateBody } from '@availability/service-core';
+import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
+import { pageFromQuery, ProblemException, singleQueryParam, validateBody } from '@availability/service-core';
 import { DELIVERY_STATUSES, DeliveriesRepository, type DeliveryStatus, type DeliveryView } from '../delivery/deliveries.repository.js';
 import { DeliveryQueue } from '../delivery/delivery-queue.js';
 import { AdminAuthGuard } from './admin-auth.js';
 
 export class RedeliverAllDto {
   /** ISO 8601: deliveries of events recorded at or after this time. */
-  @IsDateString()
+  @MaxLength(40)
+  @IsISO8601({ strict: true }, { message: 'since must be an ISO 8601 timestamp' })
   since: string;
 
   @IsOptional()
@@ -19,6 +20,7 @@ export class RedeliverAllDto {
   /** Which deliveries to start again; default failed and dead. */
   @IsOptional()
   @IsArray()
+  @ArrayMaxSize(2)
   @IsIn(['failed', 'dead'], { each: true })
   statuses?: Array<'failed' | 'dead'>;
 }
@@ -45,19 +47,19 @@ export class DeliveriesController {
   @ApiQuery({ name: 'status', required: false, enum: DELIVERY_STATUSES })
   @ApiQuery({ name: 'limit', required: false, description: `1..${MAX_PAGE}, default 50` })
   @ApiQuery({ name: 'before', required: false, description: 'cursor: the nextCursor of the previous page' })
-  async list(@Query() query: Record<string, string | undefined>): Promise<{ items: DeliveryView[]; nextCursor: string | null }> {
-    const errors: Record<string, string[]> = {};
-    const limit = query.limit === undefined ? 50 : Number(query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) errors.limit = [`must be an integer from 1 to ${MAX_PAGE}`];
-    const before = query.before === undefined ? undefined : Number(query.before);
-    if (before !== undefined && (!Number.isInteger(before) || before < 1)) errors.before = ['must be a cursor returned by a previous page'];
-    if (query.eventId !== undefined && !UUID.test(query.eventId)) errors.eventId = ['must be a uuid'];
-    if (query.status !== undefined && !DELIVERY_STATUSES.includes(query.status as DeliveryStatus)) errors.status = [`must be one of ${DELIVERY_STATUSES.join(', ')}`];
-    if (Object.keys(errors).length > 0) throw ProblemException.validation(errors);
+  async list(@Query() query: Record<string, unknown>): Promise<{ items: DeliveryView[]; nextCursor: string | null }> {
+    const { limit, before } = pageFromQuery(query.limit, query.before, MAX_PAGE);
+    const organisationId = singleQueryParam('organisationId', query.organisationId);
+    const eventId = singleQueryParam('eventId', query.eventId);
+    const status = singleQueryParam('status', query.status);
+    if (eventId !== undefined && !UUID.test(eventId)) throw ProblemException.field('eventId', 'must be a uuid');
+    if (status !== undefined && !DELIVERY_STATUSES.includes(status as DeliveryStatus)) {
+      throw ProblemException.field('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    }
     const items = await this.repository.list({
-      organisationId: query.organisationId,
-      eventId: query.eventId,
-      status: query.status as DeliveryStatus | undefined,
+      organisationId,
+      eventId,
+      status: status as DeliveryStatus | undefined,
       before,
       limit,
     });

@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayMinSize,
-  ArrayUnique,
   IsArray,
   IsEmail,
   IsISO8601,
@@ -13,18 +12,23 @@ import {
   MaxLength,
 } from 'class-validator';
 import { NestedDto } from '../validation/nested-dto.js';
+import { UniqueItems } from '../validation/unique-items.js';
 import { OfferLimits } from './offer-values.js';
 
 /** ISO 8601 timestamp in UTC: must end in Z (or +00:00), so no slot is read in the wrong zone. */
 const UTC_TIMESTAMP = /(Z|[+-]00:?00)$/;
+/** The longest ISO 8601 timestamp worth reading (`2026-12-01T08:00:00.123456789+00:00` is 35). */
+const TIMESTAMP_LENGTH = 40;
 
 export class OfferTimeSlotDto {
   @ApiProperty({ example: '2026-12-01T08:00:00Z', description: 'Start of the slot, ISO 8601 UTC' })
+  @MaxLength(TIMESTAMP_LENGTH)
   @IsISO8601({ strict: true }, { message: 'start must be an ISO 8601 timestamp' })
   @Matches(UTC_TIMESTAMP, { message: 'start must be in UTC (end with Z)' })
   start: string;
 
   @ApiProperty({ example: '2026-12-01T16:00:00Z', description: 'End of the slot, ISO 8601 UTC' })
+  @MaxLength(TIMESTAMP_LENGTH)
   @IsISO8601({ strict: true }, { message: 'end must be an ISO 8601 timestamp' })
   @Matches(UTC_TIMESTAMP, { message: 'end must be in UTC (end with Z)' })
   end: string;
@@ -66,7 +70,7 @@ export class CreateOfferDto {
   @IsArray()
   @ArrayMinSize(1, { message: 'workerIds must name at least one worker' })
   @ArrayMaxSize(OfferLimits.workers)
-  @ArrayUnique({ message: 'workerIds must not repeat a worker' })
+  @UniqueItems({ message: 'workerIds must not repeat a worker' })
   @IsString({ each: true })
   @IsNotEmpty({ each: true })
   @MaxLength(OfferLimits.idLength, { each: true })

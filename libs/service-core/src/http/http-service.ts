@@ -1,16 +1,23 @@
 import type { IncomingMessage } from 'node:http';
-import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import { type DynamicModule, type INestApplication, Logger as NestLogger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { REQUEST_ID_HEADER, requestIdFor } from '../logging/logging.js';
 import { installMetrics } from '../metrics/http-metrics.js';
 import { isServiceWorker } from '../process/service-processes.js';
 import { ApiVersionGuard } from './api-version.guard.js';
-import { ProblemExceptionFilter } from './problem.filter.js';
+import { answerClientError, drainUnreadUpload } from './connection.js';
+import { jsonInputProblems, jsonTextProblem, parameterProblems } from './json-input.js';
+import { ProblemException } from './problem.js';
+import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
 import { TraceInterceptor } from './trace.interceptor.js';
 import { BodyValidationPipe } from './validation.js';
+
+/** Longest a client may take to send a whole request (headers and body). */
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface HttpServiceOptions {
   /** Largest request body accepted, in bytes; larger ones get a 413 problem. */
@@ -29,13 +36,22 @@ export interface HttpServiceOptions {
  * shutdown on SIGTERM.
  */
 export async function createHttpService(module: Type<unknown> | DynamicModule, options: HttpServiceOptions): Promise<NestFastifyApplication> {
+  const logger = new NestLogger('HttpService');
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimit,
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     requestIdHeader: false,
     routerOptions: { maxParamLength: 200 },
+    // A client that stops sending mid-request gets a 408 and its connection closed, rather than
+    // holding the request, and the process's graceful shutdown, open for ever (Fastify's default is
+    // no limit). Node checks every 30 s, so the 408 comes 30–60 s after the request began.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // What the router and Node's HTTP parser reject before Nest sees a request is problem+json too.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, error, logger, request),
+    clientErrorHandler: answerClientError,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { bufferLogs: true });
+  // bodyParser: false: the JSON parser is ours (below); Nest's would also accept url-encoded forms.
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   app.useGlobalFilters(new ProblemExceptionFilter());
   app.useGlobalPipes(new BodyValidationPipe());
@@ -46,9 +62,27 @@ export async function createHttpService(module: Type<unknown> | DynamicModule, o
 
   const fastify = app.getHttpAdapter().getInstance();
   // Our APIs speak JSON only; any other body is a 415 problem rather than a string reaching a handler.
-  fastify.removeContentTypeParser(['text/plain']);
+  fastify.removeContentTypeParser(['text/plain', 'application/json']);
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // Depth and item count are read off the text first: JSON.parse itself is what a deep body makes slow.
+    const shape = jsonTextProblem(body as string);
+    if (shape) return done(ProblemException.validation({ body: [shape] }, `The request body ${shape}.`), undefined);
+    parseJson(request, body as string, (error: Error | null, parsed?: unknown) => {
+      if (error) return done(error, undefined);
+      // Before any recursive code or the database sees the body: bounded depth, storable strings.
+      const problems = jsonInputProblems(parsed);
+      if (problems) return done(ProblemException.validation(problems), undefined);
+      done(null, parsed);
+    });
+  });
+  fastify.addHook('onRequest', async (request) => {
+    const problems = parameterProblems(request.query) ?? parameterProblems(request.params);
+    if (problems) throw ProblemException.validation(problems);
+  });
   fastify.addHook('onSend', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    drainUnreadUpload(request, reply);
   });
   installMetrics(fastify, { token: options.metricsToken });
 

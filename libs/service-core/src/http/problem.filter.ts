@@ -9,7 +9,8 @@ const FASTIFY_ERRORS: Record<string, { slug: string; detail: string }> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: { slug: 'malformed-json', detail: 'The body is empty but Content-Type says application/json.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { slug: 'malformed-json', detail: 'The body is not valid JSON.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { slug: 'bad-request', detail: 'Content-Length does not match the body.' },
-  FST_ERR_BAD_URL: { slug: 'bad-request', detail: 'The request URL is not valid.' },
+  FST_ERR_BAD_URL: { slug: 'bad-request', detail: 'The request URL is not valid (a percent-escape that is not UTF-8?).' },
+  FST_ERR_MAX_PARAM_LENGTH: { slug: 'uri-too-long', detail: 'A path segment of the URL is longer than 200 characters.' },
 };
 
 /** Turns any error into an RFC 9457 problem+json response; unknown errors become a bare 500. */

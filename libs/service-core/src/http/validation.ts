@@ -4,37 +4,96 @@ import { getMetadataStorage, validateSync, type ValidationError } from 'class-va
 import { type DtoClass, nestedDtoTypes } from '@availability/contracts';
 import { type FieldErrors, ProblemException } from './problem.js';
 
-const lowerCaseProperties = new WeakMap<DtoClass, Map<string, string>>();
+/**
+ * A string longer than this many UTF-16 code units per character its `@MaxLength` allows is refused
+ * before validation. class-validator counts characters (a surrogate pair or an emoji with its
+ * variation selector is one), so the exact count is still its; this bound only keeps megabytes of
+ * text away from its regular expressions.
+ */
+export const CODE_UNITS_PER_CHARACTER = 4;
 
-/** Lower-case name → the DTO's spelling, read from class-validator's metadata once per class. */
-function propertiesOf(dto: DtoClass): Map<string, string> {
-  let properties = lowerCaseProperties.get(dto);
-  if (!properties) {
-    const names = getMetadataStorage()
-      .getTargetValidationMetadatas(dto, '', true, false)
-      .map((metadata) => metadata.propertyName);
-    properties = new Map(names.map((name) => [name.toLowerCase(), name]));
-    lowerCaseProperties.set(dto, properties);
+/** The size bounds a DTO property declares, checked before anything else looks at its value. */
+interface Bounds {
+  maxItems?: { max: number; message: string };
+  maxLength?: { max: number; each: boolean; message: string };
+}
+
+interface DtoShape {
+  /** Lower-case name → the DTO's spelling. */
+  properties: Map<string, string>;
+  bounds: Map<string, Bounds>;
+}
+
+const shapes = new WeakMap<DtoClass, DtoShape>();
+
+type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas']>[number];
+
+function messageOf(metadata: ValidationMetadata, fallback: string): string {
+  return typeof metadata.message === 'string' ? metadata.message : fallback;
+}
+
+/** Property names and size bounds, read from class-validator's metadata once per class. */
+function shapeOf(dto: DtoClass): DtoShape {
+  let shape = shapes.get(dto);
+  if (shape) return shape;
+  const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+  shape = { properties: new Map(), bounds: new Map() };
+  for (const metadata of metadatas) {
+    const name = metadata.propertyName;
+    shape.properties.set(name.toLowerCase(), name);
+    const bounds = shape.bounds.get(name) ?? {};
+    const each = metadata.each === true;
+    const prefix = each ? 'each value in ' : '';
+    if (metadata.name === 'arrayMaxSize') {
+      const max = Number(metadata.constraints[0]);
+      bounds.maxItems = { max, message: messageOf(metadata, `${name} must contain no more than ${max} elements`) };
+    } else if (metadata.name === 'maxLength' || (metadata.name === 'isLength' && metadata.constraints[1] !== undefined)) {
+      const max = Number(metadata.constraints[metadata.name === 'maxLength' ? 0 : 1]);
+      bounds.maxLength = { max, each, message: messageOf(metadata, `${prefix}${name} must be shorter than or equal to ${max} characters`) };
+    }
+    shape.bounds.set(name, bounds);
   }
-  return properties;
+  shapes.set(dto, shape);
+  return shape;
+}
+
+/** A declared bound the raw value is far past, checked in one pass without copying anything. */
+function boundProblem(raw: unknown, bounds: Bounds | undefined): string | undefined {
+  if (!bounds) return undefined;
+  if (bounds.maxItems && Array.isArray(raw) && raw.length > bounds.maxItems.max) return bounds.maxItems.message;
+  const maxLength = bounds.maxLength;
+  if (maxLength) {
+    const units = maxLength.max * CODE_UNITS_PER_CHARACTER;
+    const tooLong = (value: unknown) => typeof value === 'string' && value.length > units;
+    if (maxLength.each ? Array.isArray(raw) && raw.some(tooLong) : tooLong(raw)) return maxLength.message;
+  }
+  return undefined;
 }
 
 /**
  * Renames the body's keys to the DTO's spelling, ignoring case (`WorkerIds` → `workerIds`), at every
  * nesting level. Keys the DTO does not know are dropped (tolerant reader). Two keys that differ only
- * in case are ambiguous and reported as a field error rather than one silently winning.
+ * in case are ambiguous and reported as a field error rather than one silently winning. A value past
+ * its property's declared size (`@ArrayMaxSize`, far past `@MaxLength`) is reported here and not
+ * looked into, so nothing costlier than a length check ever runs on it.
  */
 export function canonicalisePropertyNames(value: unknown, dto: DtoClass, path: string, errors: FieldErrors): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const byLowerCase = propertiesOf(dto);
+  const shape = shapeOf(dto);
   const nested = nestedDtoTypes(dto);
   const result: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(value)) {
-    const canonical = byLowerCase.get(key.toLowerCase());
+    const canonical = shape.properties.get(key.toLowerCase());
     if (!canonical) continue;
     const fieldPath = path ? `${path}.${canonical}` : canonical;
     if (canonical in result) {
       (errors[fieldPath] ??= []).push(`${canonical} is given more than once (property names are case-insensitive)`);
+      continue;
+    }
+    const tooBig = boundProblem(raw, shape.bounds.get(canonical));
+    if (tooBig) {
+      (errors[fieldPath] ??= []).push(tooBig);
+      result[canonical] = undefined; // seen: a second spelling of it is still reported as ambiguous
       continue;
     }
     const nestedType = nested[canonical];
@@ -58,13 +117,18 @@ export function toFieldErrors(errors: ValidationError[], parent = '', into: Fiel
   return into;
 }
 
-/** Validates a plain body against a DTO class; throws a 400 problem listing every field error. */
+/**
+ * Validates a plain body against a DTO class; throws a 400 problem listing every field error. Sizes
+ * and ambiguous names are checked first, in one linear pass; class-transformer and class-validator
+ * only see a body within every declared bound.
+ */
 export function validateBody<T extends object>(dto: new () => T, body: unknown): T {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw ProblemException.validation({ body: ['must be a JSON object'] }, 'The request body must be a JSON object.');
   }
   const errors: FieldErrors = {};
   const canonical = canonicalisePropertyNames(body, dto, '', errors);
+  if (Object.keys(errors).length > 0) throw ProblemException.validation(errors);
   const instance = plainToInstance(dto, canonical);
   toFieldErrors(validateSync(instance, { whitelist: true, forbidUnknownValues: true }), '', errors);
   if (Object.keys(errors).length > 0) throw ProblemException.validation(errors);
