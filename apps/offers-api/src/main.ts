@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { OfferLimits } from '@availability/contracts';
-import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
+import { createHttpService, loadConfig, rateLimitOptions, runServiceProcesses } from '@availability/service-core';
 import { OffersApiConfig } from './config/offers-api.config.js';
 import { OffersApiModule } from './offers-api.module.js';
 
 export async function startOffersApi(config: OffersApiConfig) {
   const app = await createHttpService(OffersApiModule.forRoot(config), {
     metricsToken: config.METRICS_TOKEN,
+    rateLimit: rateLimitOptions(config),
     bodyLimit: OfferLimits.bodyBytes,
     openApi: {
       title: 'Availability Platform — Offers API',

@@ -14,6 +14,7 @@ export * from './http/http-service.js';
 export * from './http/paging.js';
 export * from './http/problem.filter.js';
 export * from './http/problem.js';
+export * from './http/rate-limit.js';
 export * from './http/validation.js';
 export * from './logging/logging.js';
 export * from './logging/trace-context.js';

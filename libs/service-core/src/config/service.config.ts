@@ -84,6 +84,15 @@ export class ServiceConfig {
   @Max(64)
   SERVICE_PROCESSES = 1;
 
+  /**
+   * Requests one credential (API key, worker, portal or operator token; the client address for
+   * requests without one) may make a minute on this service, counted in Redis across its instances.
+   * Over it: 429 with Retry-After. 0 turns limits off. Probes, /metrics and documents are not counted.
+   */
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_MINUTE = 6_000;
+
   /** Whether this instance publishes its outbox. Turn off only where another instance does it. */
   @IsBoolean()
   OUTBOX_RELAY_ENABLED = true;

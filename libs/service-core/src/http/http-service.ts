@@ -13,6 +13,7 @@ import { answerClientError, drainUnreadUpload } from './connection.js';
 import { jsonInputProblems, jsonTextProblem, parameterProblems } from './json-input.js';
 import { ProblemException } from './problem.js';
 import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
+import { installRateLimit, type RateLimitOptions } from './rate-limit.js';
 import { TraceInterceptor } from './trace.interceptor.js';
 import { BodyValidationPipe } from './validation.js';
 
@@ -27,6 +28,8 @@ export interface HttpServiceOptions {
   configureOpenApi?: (builder: DocumentBuilder) => DocumentBuilder;
   /** `METRICS_TOKEN`: when set, `GET /metrics` needs it as a bearer token. */
   metricsToken?: string;
+  /** Per-credential limits (rateLimitOptions(config)); none when left out. */
+  rateLimit?: RateLimitOptions;
 }
 
 /**
@@ -85,6 +88,7 @@ export async function createHttpService(module: Type<unknown> | DynamicModule, o
     drainUnreadUpload(request, reply);
   });
   installMetrics(fastify, { token: options.metricsToken });
+  if (options.rateLimit) await installRateLimit(fastify, options.rateLimit);
 
   setUpOpenApi(app, options);
   return app;
