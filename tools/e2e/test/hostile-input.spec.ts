@@ -48,6 +48,15 @@ const KNOWN_DEFECTS: KnownDefect[] = [
         (outcome.status === 400 && (outcome.text.includes('"message":"Client Error"') || outcome.text.includes('"code":"FST_ERR_BAD_URL"')))),
   },
   {
+    name: '?API-VERSION=2.0 and ?api-version[]= ignored',
+    matches: (request, _, violation) =>
+      /api-version .* is not supported$/.test(violation) &&
+      (request.path.split('?')[1] ?? '')
+        .split('&')
+        .map((pair) => pair.split('=')[0])
+        .some((name) => name !== 'api-version' && name.toLowerCase().replace(/\[\]$/, '') === 'api-version'),
+  },
+  {
     name: 'EPIPE / reset instead of 413 for a body over the limit',
     matches: (request, outcome) => !isResponse(outcome) && /EPIPE|ECONNRESET/.test(outcome.error) && (request.body?.length ?? 0) > 1_000_000,
   },
@@ -60,6 +69,12 @@ const KNOWN_DEFECTS: KnownDefect[] = [
       violation === 'HTTP 500' &&
       /^POST \/(portal\/invitations|admin\/organisations\/\{organisationId\}\/workers\/bulk)$/.test(request.operation) &&
       has(request, /"(invitations|workers)":\[(.*,)?\[/i),
+  },
+  {
+    // Found by this suite, not fixed here: class-transformer (in the shared body validation) takes a plain
+    // object's own `constructor` member for its class and throws, e.g. {"title":{"constructor":"x"}}.
+    name: 'NEW: a "constructor" member inside a body field → 500',
+    matches: (request, _, violation) => violation === 'HTTP 500' && has(request, /"constructor":/),
   },
   {
     name: 'GET /admin/deliveries?before=<beyond 2^53> → 500',

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type FuzzOutcome, isResponse } from './driver.js';
+import type { FuzzRequest } from './requests.js';
+import type { FuzzWorld } from './world.js';
 
 const PROBLEM_TYPE_PREFIX = 'https://availability.example/problems/';
 
@@ -44,4 +46,52 @@ export function answerViolations(outcome: FuzzOutcome, types: Map<string, number
     if (named.length === 0 || named.length !== fields.length) violations.push('validation problem without an errors object naming each field with its messages');
   }
   return violations;
+}
+
+/**
+ * A credential of the other organisation (its API key, workers or portal users) must never be
+ * answered with a 2xx about one of the home organisation's offers: offers of another organisation
+ * are a 404, as if they did not exist.
+ */
+export function tenantViolations(world: FuzzWorld, request: FuzzRequest, outcome: FuzzOutcome): string[] {
+  if (!isResponse(outcome) || outcome.status >= 300) return [];
+  const { other, home } = world;
+  const foreign = [other.apiKey, other.adminUser.token, other.memberUser.token, ...other.workers.map((worker) => worker.token)];
+  const credential = `${request.headers.authorization ?? ''} ${request.headers['x-api-key'] ?? ''}`;
+  if (!foreign.some((token) => credential.includes(token))) return [];
+  const offer = home.offerIds.find((id) => request.path.includes(id));
+  return offer ? [`HTTP ${outcome.status} to another organisation's credential for the home organisation's offer ${offer}`] : [];
+}
+
+/** The `api-version` values a request's query carries, however spelt (`API-VERSION`, `api-version[]`). */
+function apiVersions(path: string): { values: string[]; bracketed: boolean } {
+  const query = path.includes('?') ? path.slice(path.indexOf('?') + 1) : '';
+  const values: string[] = [];
+  let bracketed = false;
+  for (const pair of query.split('&')) {
+    const [rawName, ...rest] = pair.split('=');
+    let name: string;
+    let value: string;
+    try {
+      name = decodeURIComponent(rawName).toLowerCase();
+      value = decodeURIComponent(rest.join('='));
+    } catch {
+      continue;
+    }
+    if (name.replace(/\[\]$/, '') !== 'api-version') continue;
+    bracketed ||= name.endsWith('[]');
+    values.push(value);
+  }
+  return { values, bracketed };
+}
+
+/**
+ * DESIGN 3: every call accepts `api-version`; absent means 1.0, anything else is a 400. So a request
+ * naming another version, in any spelling, is never accepted.
+ */
+export function apiVersionViolations(request: FuzzRequest, outcome: FuzzOutcome): string[] {
+  if (!isResponse(outcome) || outcome.status >= 300) return [];
+  const { values, bracketed } = apiVersions(request.path);
+  const unsupported = bracketed || values.some((value) => value !== '1.0');
+  return unsupported ? [`HTTP ${outcome.status} to api-version ${JSON.stringify(bracketed ? values : values.find((value) => value !== '1.0'))}, which is not supported`] : [];
 }

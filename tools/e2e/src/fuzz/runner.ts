@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { answerViolations } from './checks.js';
+import { answerViolations, apiVersionViolations, tenantViolations } from './checks.js';
 import { type FuzzOutcome, isResponse, send } from './driver.js';
 import type { DocumentedOperation } from './openapi.js';
 import type { OperationSpec } from './operations.js';
@@ -69,7 +69,11 @@ export async function checkRequest(context: FuzzContext, request: FuzzRequest): 
     const status = isResponse(outcome) ? outcome.status : outcome.error;
     console.error(`${request.operation} ${status} ${Math.round(outcome.ms)}ms ${Math.round(process.memoryUsage().heapUsed / 1e6)}MB ${describeRequest(request).split('\n')[0].slice(0, 100)}`);
   }
-  const violations = answerViolations(outcome, context.problemTypes);
+  const violations = [
+    ...answerViolations(outcome, context.problemTypes),
+    ...tenantViolations(context.world, request, outcome),
+    ...apiVersionViolations(request, outcome),
+  ];
   if (isResponse(outcome) && outcome.status >= 400 && outcome.status < 500) {
     violations.push(...(await rejectedAndUnchanged(context, request, before, outcome)));
   } else if (isResponse(outcome) && outcome.status < 400) {
