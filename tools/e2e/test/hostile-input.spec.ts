@@ -107,7 +107,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (context?.excused.size) {
-    const lines = [...context.excused].map(([name, { count, example }]) => `  ${name}: ${count} request(s), e.g. ${example}`);
+    const lines = [...context.excused].map(
+      ([name, { count, operations, example }]) => `  ${name}: ${count} request(s) to ${[...operations].join(', ')}; e.g. ${example}`,
+    );
     console.log(`hostile-input: known defects excused (seed ${SEED}):\n${lines.join('\n')}`);
   }
   await context?.probe.close();

@@ -264,6 +264,8 @@ export const hostilePathSegment: fc.Arbitrary<string> = fc.oneof(
 /** Query values with the same tricks, written as they go on the request line. */
 export const hostileQueryValue: fc.Arbitrary<string> = fc.oneof(
   hostilePathSegment,
+  // Numbers at the edges, for limits and cursors.
+  fc.constantFrom('0', '-0', '-1', '2147483648', '9007199254740993', '1e308', '1e999', 'Infinity', 'NaN', '1.5', '0x1F', '1_000'),
   fc.constantFrom('', '1.0', '2.0', '%201.0', '1.0%00', '1', '50', '100', '101', '0', '1.5', '1e2', '1e308', '-1', '%2B1', '0x10', '+1', '%201', '%EF%BC%91'),
 );
 

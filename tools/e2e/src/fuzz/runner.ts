@@ -22,8 +22,8 @@ export interface FuzzContext {
   probe: StateProbe;
   problemTypes: Map<string, number | undefined>;
   knownDefects: KnownDefect[];
-  /** Known-defect name → how many requests it excused, and one example. */
-  excused: Map<string, { count: number; example: string }>;
+  /** Known-defect name → how many requests it excused, on which operations, and one example. */
+  excused: Map<string, { count: number; operations: Set<string>; example: string }>;
   /** `app METHOD path` → requests sent, for the coverage check. */
   sent: Map<string, number>;
   /** The state as it stands, while nothing is known to be running; undefined means "settle first". */
@@ -90,8 +90,9 @@ export async function checkRequest(context: FuzzContext, request: FuzzRequest): 
     return !known;
   });
   for (const name of excusedBy) {
-    const tally = context.excused.get(name) ?? { count: 0, example: `${describeRequest(request).split('\n')[0].slice(0, 160)} → ${violations[0]}` };
+    const tally = context.excused.get(name) ?? { count: 0, operations: new Set(), example: `${describeRequest(request).split('\n')[0].slice(0, 160)} → ${violations[0]}` };
     tally.count += 1;
+    tally.operations.add(`${request.app} ${request.operation}`);
     context.excused.set(name, tally);
   }
   if (unexplained.length > 0) throw new FuzzFailure(request, outcome, unexplained);
