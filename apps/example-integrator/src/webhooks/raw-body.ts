@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 
 /** The request body exactly as received: signatures cover these bytes, never re-serialised JSON. */
 export function rawBodyOf(request: FastifyRequest): Buffer {
@@ -17,7 +17,8 @@ export function captureRawBodies(fastify: FastifyInstance, bodyLimit: number): v
     let size = 0;
     for await (const chunk of payload) {
       size += (chunk as Buffer).length;
-      if (size > bodyLimit) throw Object.assign(new Error('Request body is too large'), { statusCode: 413 });
+      // Fastify's own error, so the problem filter answers it as every service does: payload-too-large.
+      if (size > bodyLimit) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
       chunks.push(chunk as Buffer);
     }
     const raw = Buffer.concat(chunks);

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type FuzzOutcome, isResponse } from './driver.js';
+import type { FuzzRequest } from './requests.js';
+import type { FuzzWorld } from './world.js';
+
+const PROBLEM_TYPE_PREFIX = 'https://availability.example/problems/';
+
+/** Slug → documented status (`undefined` for "other"), read from the table in docs/errors.md. */
+export function documentedProblemTypes(root = process.cwd()): Map<string, number | undefined> {
+  const text = readFileSync(resolve(root, 'docs/errors.md'), 'utf8');
+  const types = new Map<string, number | undefined>();
+  for (const match of text.matchAll(/^\| `([a-z-]+)` \| (\d{3}|other) \|/gm)) types.set(match[1], match[2] === 'other' ? undefined : Number(match[2]));
+  return types;
+}
+
+/**
+ * What is wrong with an answer to a client's request, whatever the request was: no answer, a 5xx, or
+ * a 4xx that is not an RFC 9457 problem as docs/errors.md describes it.
+ */
+export function answerViolations(outcome: FuzzOutcome, types: Map<string, number | undefined>): string[] {
+  if (!isResponse(outcome)) return [`no HTTP answer (${outcome.error})`];
+  const { status } = outcome;
+  if (status >= 500) return [`HTTP ${status}`];
+  if (status < 400) return [];
+  const violations: string[] = [];
+  const contentType = String(outcome.headers['content-type'] ?? '');
+  if (!/^application\/problem\+json\b/i.test(contentType)) violations.push(`HTTP ${status} with content-type "${contentType}", not application/problem+json`);
+  let problem: Record<string, unknown>;
+  try {
+    problem = JSON.parse(outcome.text) as Record<string, unknown>;
+  } catch {
+    return [...violations, `HTTP ${status} body is not JSON`];
+  }
+  if (problem === null || typeof problem !== 'object' || Array.isArray(problem)) return [...violations, `HTTP ${status} body is not a JSON object`];
+  if (problem.status !== status) violations.push(`HTTP ${status} problem has status ${JSON.stringify(problem.status)}`);
+  if (typeof problem.title !== 'string' || problem.title === '') violations.push(`HTTP ${status} problem has no title`);
+  const type = typeof problem.type === 'string' ? problem.type : '';
+  const slug = type.startsWith(PROBLEM_TYPE_PREFIX) ? type.slice(PROBLEM_TYPE_PREFIX.length) : undefined;
+  if (slug === undefined || !types.has(slug)) violations.push(`HTTP ${status} problem type ${JSON.stringify(problem.type)} is not in docs/errors.md`);
+  else if (types.get(slug) !== undefined && types.get(slug) !== status) violations.push(`problem type ${slug} is documented as ${types.get(slug)}, answered ${status}`);
+  if (slug === 'validation-failed') {
+    const errors = problem.errors as Record<string, unknown> | undefined;
+    const fields = errors && typeof errors === 'object' && !Array.isArray(errors) ? Object.entries(errors) : [];
+    const named = fields.filter(([field, messages]) => field !== '' && Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'string'));
+    if (named.length === 0 || named.length !== fields.length) violations.push('validation problem without an errors object naming each field with its messages');
+  }
+  return violations;
+}
+
+/**
+ * A credential of the other organisation (its API key, workers or portal users) must never be
+ * answered with a 2xx about one of the home organisation's offers: offers of another organisation
+ * are a 404, as if they did not exist.
+ */
+export function tenantViolations(world: FuzzWorld, request: FuzzRequest, outcome: FuzzOutcome): string[] {
+  if (!isResponse(outcome) || outcome.status >= 300) return [];
+  const { other, home } = world;
+  const foreign = [other.apiKey, other.adminUser.token, other.memberUser.token, ...other.workers.map((worker) => worker.token)];
+  const credential = `${request.headers.authorization ?? ''} ${request.headers['x-api-key'] ?? ''}`;
+  if (!foreign.some((token) => credential.includes(token))) return [];
+  const offer = home.offerIds.find((id) => request.path.includes(id));
+  return offer ? [`HTTP ${outcome.status} to another organisation's credential for the home organisation's offer ${offer}`] : [];
+}
+
+/** The `api-version` values a request's query carries, however spelt (`API-VERSION`, `api-version[]`). */
+function apiVersions(path: string): { values: string[]; bracketed: boolean } {
+  const query = path.includes('?') ? path.slice(path.indexOf('?') + 1) : '';
+  const values: string[] = [];
+  let bracketed = false;
+  for (const pair of query.split('&')) {
+    const [rawName, ...rest] = pair.split('=');
+    let name: string;
+    let value: string;
+    try {
+      name = decodeURIComponent(rawName).toLowerCase();
+      value = decodeURIComponent(rest.join('='));
+    } catch {
+      continue;
+    }
+    if (name.replace(/\[\]$/, '') !== 'api-version') continue;
+    bracketed ||= name.endsWith('[]');
+    values.push(value);
+  }
+  return { values, bracketed };
+}
+
+/**
+ * DESIGN 3: every call accepts `api-version`; absent means 1.0, anything else is a 400. So a request
+ * naming another version, in any spelling, is never accepted.
+ */
+export function apiVersionViolations(request: FuzzRequest, outcome: FuzzOutcome): string[] {
+  if (!isResponse(outcome) || outcome.status >= 300) return [];
+  const { values, bracketed } = apiVersions(request.path);
+  const unsupported = bracketed || values.some((value) => value !== '1.0');
+  return unsupported ? [`HTTP ${outcome.status} to api-version ${JSON.stringify(bracketed ? values : values.find((value) => value !== '1.0'))}, which is not supported`] : [];
+}

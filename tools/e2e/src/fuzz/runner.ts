@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { answerViolations, apiVersionViolations, tenantViolations } from './checks.js';
+import { type FuzzOutcome, isResponse, send } from './driver.js';
+import type { DocumentedOperation } from './openapi.js';
+import type { OperationSpec } from './operations.js';
+import { type FuzzRequest, requestArbitrary } from './requests.js';
+import { changes, type Snapshot, type StateProbe } from './state.js';
+import type { FuzzWorld } from './world.js';
+
+/** A class of failure already known and being fixed elsewhere: matched failures are counted, not failed. */
+export interface KnownDefect {
+  name: string;
+  matches(request: FuzzRequest, outcome: FuzzOutcome, violation: string): boolean;
+}
+
+export interface FuzzContext {
+  world: FuzzWorld;
+  probe: StateProbe;
+  problemTypes: Map<string, number | undefined>;
+  knownDefects: KnownDefect[];
+  /** Known-defect name → how many requests it excused, on which operations, and one example. */
+  excused: Map<string, { count: number; operations: Set<string>; example: string }>;
+  /** `app METHOD path` → requests sent, for the coverage check. */
+  sent: Map<string, number>;
+  /** The state as it stands, while nothing is known to be running; undefined means "settle first". */
+  baseline?: Snapshot;
+}
+
+export class FuzzFailure extends Error {
+  constructor(
+    readonly request: FuzzRequest,
+    readonly outcome: FuzzOutcome,
+    readonly violations: string[],
+  ) {
+    super(violations.join('; '));
+  }
+}
+
+async function rejectedAndUnchanged(context: FuzzContext, request: FuzzRequest, before: Snapshot, outcome: FuzzOutcome): Promise<string[]> {
+  const after = await context.probe.snapshot();
+  let changed = changes(before, after);
+  if (changed.length === 0) {
+    context.baseline = after;
+    return [];
+  }
+  // Work an earlier request set off may still have been running: settle, then send the same request again.
+  const settled = await context.probe.settle();
+  const again = await send(context.world.urls[request.app], request, context.world.integratorSecret);
+  if (!isResponse(again) || again.status < 400 || again.status >= 500) {
+    context.baseline = undefined;
+    return [];
+  }
+  changed = changes(settled, await context.probe.snapshot());
+  context.baseline = undefined;
+  return changed.length === 0 ? [] : [`rejected with HTTP ${(outcome as { status: number }).status} yet changed: ${changed.join(', ')}`];
+}
+
+/** Sends one request and checks the answer and the state; throws a FuzzFailure for anything not excused. */
+export async function checkRequest(context: FuzzContext, request: FuzzRequest): Promise<void> {
+  const key = `${request.app} ${request.operation}`;
+  context.sent.set(key, (context.sent.get(key) ?? 0) + 1);
+  const before = context.baseline ?? (await context.probe.settle());
+  const outcome = await send(context.world.urls[request.app], request, context.world.integratorSecret);
+  if (process.env.FUZZ_DEBUG) {
+    const status = isResponse(outcome) ? outcome.status : outcome.error;
+    console.error(`${request.operation} ${status} ${Math.round(outcome.ms)}ms ${Math.round(process.memoryUsage().heapUsed / 1e6)}MB ${describeRequest(request).split('\n')[0].slice(0, 100)}`);
+  }
+  const violations = [
+    ...answerViolations(outcome, context.problemTypes),
+    ...tenantViolations(context.world, request, outcome),
+    ...apiVersionViolations(request, outcome),
+  ];
+  if (isResponse(outcome) && outcome.status >= 400 && outcome.status < 500) {
+    violations.push(...(await rejectedAndUnchanged(context, request, before, outcome)));
+  } else if (isResponse(outcome) && outcome.status < 400) {
+    // Accepted: if it wrote nothing it set nothing off either (events leave through the outbox tables).
+    const after = await context.probe.snapshot();
+    context.baseline = changes(before, after).length === 0 ? after : undefined;
+  } else {
+    context.baseline = undefined;
+  }
+  const excusedBy = new Set<string>();
+  const unexplained = violations.filter((violation) => {
+    const known = context.knownDefects.find((defect) => defect.matches(request, outcome, violation));
+    if (known) excusedBy.add(known.name);
+    return !known;
+  });
+  for (const name of excusedBy) {
+    const tally = context.excused.get(name) ?? { count: 0, operations: new Set(), example: `${describeRequest(request).split('\n')[0].slice(0, 160)} → ${violations[0]}` };
+    tally.count += 1;
+    tally.operations.add(`${request.app} ${request.operation}`);
+    context.excused.set(name, tally);
+  }
+  if (unexplained.length > 0) throw new FuzzFailure(request, outcome, unexplained);
+}
+
+/** A 32-bit seed per operation, so one operation's inputs do not depend on the others'. */
+export function operationSeed(seed: number, operation: string): number {
+  return createHash('sha256').update(`${seed}:${operation}`).digest().readInt32LE(0);
+}
+
+export interface FuzzOptions {
+  seed: number;
+  runs: number;
+  timeLimitMs: number;
+}
+
+/** Runs the property for one operation; returns a report of the shrunk failure, or undefined. */
+export async function fuzzOperation(context: FuzzContext, operation: DocumentedOperation, spec: OperationSpec, options: FuzzOptions): Promise<string | undefined> {
+  const seed = operationSeed(options.seed, operation.key);
+  const details = await fc.check(
+    fc.asyncProperty(requestArbitrary(operation, spec, context.world), (request) => checkRequest(context, request)),
+    { seed, numRuns: options.runs, interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false, endOnFailure: false },
+  );
+  if (!details.failed) return undefined;
+  const request = details.counterexample?.[0] as FuzzRequest | undefined;
+  const failure = details.errorInstance instanceof FuzzFailure ? details.errorInstance : undefined;
+  return failureReport(context, operation, options.seed, details.numRuns, details.numShrinks, request, failure, details.errorInstance);
+}
+
+/** The request as a developer reads it: request line, headers, body preview. */
+export function describeRequest(request: FuzzRequest): string {
+  const path = request.path.length > 300 ? `${request.path.slice(0, 300)}…(${request.path.length} chars)` : request.path;
+  const lines = [`${request.method} ${path}`];
+  for (const [name, value] of Object.entries(request.headers)) {
+    const text = Array.isArray(value) ? value.join(' | ') : value;
+    lines.push(`${name}: ${text.length > 120 ? `${text.slice(0, 60)}…(${text.length} chars)` : text}`);
+  }
+  if (request.sign) lines.push(`(signed at send time: ${request.sign})`);
+  if (request.body) lines.push('', request.bodyPreview ?? `<${request.body.length} bytes>`);
+  return lines.join('\n');
+}
+
+function failureReport(
+  context: FuzzContext,
+  operation: DocumentedOperation,
+  seed: number,
+  runs: number,
+  shrinks: number,
+  request: FuzzRequest | undefined,
+  failure: FuzzFailure | undefined,
+  error: unknown,
+): string {
+  if (!request || !failure) return `${operation.key} (${operation.app}): ${(error as Error)?.stack ?? String(error)}`;
+  const outcome = failure.outcome;
+  const answer = isResponse(outcome)
+    ? `HTTP ${outcome.status} ${String(outcome.headers['content-type'] ?? '')}\n${outcome.text.slice(0, 500)}`
+    : outcome.error;
+  const stem = join(tmpdir(), `hostile-input-${seed}-${operation.key.replace(/[^A-Za-z0-9]+/g, '_')}`);
+  writeFileSync(`${stem}.json`, JSON.stringify({ ...request, body: request.body?.toString('base64') }, null, 2));
+  if (request.body) writeFileSync(`${stem}.body`, request.body);
+  const curlHeaders = Object.entries(request.headers)
+    .flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((item) => `-H '${name}: ${item.length > 200 ? '…' : item.replace(/'/g, "'\\''")}'`))
+    .join(' ');
+  return [
+    `${operation.key} (${operation.app}) failed after ${runs} run(s), shrunk ${shrinks} time(s):`,
+    ...failure.violations.map((violation) => `  - ${violation}`),
+    '',
+    'Shrunk request:',
+    describeRequest(request).replace(/^/gm, '  '),
+    '',
+    'Answer:',
+    answer.replace(/^/gm, '  '),
+    '',
+    `Replay: FUZZ_SEED=${seed} FUZZ_ONLY='${operation.key}' npm run test:jest -- tools/e2e/test/fuzz.spec.ts`,
+    `   or: curl -i -X ${request.method} '${context.world.urls[request.app]}${request.path.length > 2000 ? '…' : request.path}' ${curlHeaders}${request.body ? ` --data-binary @${stem}.body` : ''}`,
+    `Full request (body base64): ${stem}.json`,
+  ].join('\n');
+}
