@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig, rateLimitOptions, runServiceProcesses } from '@availability/service-core';
+import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
 import { assertKeys, ContactDirectoryConfig } from './config/contact-directory.config.js';
 import { ContactDirectoryModule } from './contact-directory.module.js';
 
@@ -8,9 +8,7 @@ const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 export async function startContactDirectory(config: ContactDirectoryConfig) {
   assertKeys(config);
-  const app = await createHttpService(ContactDirectoryModule.forRoot(config), {
-    metricsToken: config.METRICS_TOKEN,
-    rateLimit: rateLimitOptions(config),
+  const app = await createHttpService(ContactDirectoryModule.forRoot(config), config, {
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Availability Platform — Contact Directory',

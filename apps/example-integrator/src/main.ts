@@ -7,8 +7,8 @@ import { captureRawBodies } from './webhooks/raw-body.js';
 const BODY_LIMIT_BYTES = 256 * 1024;
 
 export async function startExampleIntegrator(config: ExampleIntegratorConfig) {
-  const app = await createHttpService(ExampleIntegratorModule.forRoot(config), {
-    metricsToken: config.METRICS_TOKEN,
+  const app = await createHttpService(ExampleIntegratorModule.forRoot(config), config, {
+    rateLimit: false,
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Example integrator',

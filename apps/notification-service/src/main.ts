@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig, rateLimitOptions, runServiceProcesses } from '@availability/service-core';
+import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { NotificationServiceModule } from './notification-service.module.js';
 
@@ -7,9 +7,7 @@ import { NotificationServiceModule } from './notification-service.module.js';
 const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function startNotificationService(config: NotificationServiceConfig) {
-  const app = await createHttpService(NotificationServiceModule.forRoot(config), {
-    metricsToken: config.METRICS_TOKEN,
-    rateLimit: rateLimitOptions(config),
+  const app = await createHttpService(NotificationServiceModule.forRoot(config), config, {
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Availability Platform — Notification service',

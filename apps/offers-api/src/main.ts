@@ -1,13 +1,11 @@
 import 'reflect-metadata';
 import { OfferLimits } from '@availability/contracts';
-import { createHttpService, loadConfig, rateLimitOptions, runServiceProcesses } from '@availability/service-core';
+import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
 import { OffersApiConfig } from './config/offers-api.config.js';
 import { OffersApiModule } from './offers-api.module.js';
 
 export async function startOffersApi(config: OffersApiConfig) {
-  const app = await createHttpService(OffersApiModule.forRoot(config), {
-    metricsToken: config.METRICS_TOKEN,
-    rateLimit: rateLimitOptions(config),
+  const app = await createHttpService(OffersApiModule.forRoot(config), config, {
     bodyLimit: OfferLimits.bodyBytes,
     openApi: {
       title: 'Availability Platform — Offers API',

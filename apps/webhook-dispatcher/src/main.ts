@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig, rateLimitOptions, runServiceProcesses } from '@availability/service-core';
+import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
 import { mountQueueDashboard } from './admin/queue-dashboard.js';
 import { resolveDispatcherConfig, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module.js';
@@ -8,9 +8,7 @@ import { WebhookDispatcherModule } from './webhook-dispatcher.module.js';
 const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
-  const app = await createHttpService(WebhookDispatcherModule.forRoot(config), {
-    metricsToken: config.METRICS_TOKEN,
-    rateLimit: rateLimitOptions(config),
+  const app = await createHttpService(WebhookDispatcherModule.forRoot(config), config, {
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Availability Platform — Webhook Dispatcher',

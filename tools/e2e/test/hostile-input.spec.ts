@@ -19,6 +19,8 @@ beforeAll(async () => {
   platform = await startTestPlatform(['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher'], {
     DISPATCHER_ADMIN_TOKEN,
     PUSH_TRANSPORT: 'recording',
+    // A request must arrive whole within 5 s here (30 s by default), so the 408 below comes quickly.
+    HTTP_REQUEST_TIMEOUT_MS: '5000',
   });
   acme = await seedOrganisation(platform.admin, { name: 'Acme Staffing', workers: 2 });
   portalToken = (await issuePortalUserToken(platform.url('contact-directory'), TEST_ADMIN_TOKEN, acme.user.id)).token;
@@ -155,6 +157,28 @@ describe('deep nesting', () => {
   });
 });
 
+describe('shapes the DTOs do not expect', () => {
+  it.each([
+    ['contact-directory', 'POST', '/portal/invitations', () => portalToken, '{"invitations":[[]]}', 'invitations[0]'],
+    ['contact-directory', 'POST', '/portal/invitations', () => portalToken, '{"invitations":["jo@example.com"]}', 'invitations[0]'],
+    ['contact-directory', 'POST', '/admin/organisations/{org}/workers/bulk', () => TEST_ADMIN_TOKEN, '{"workers":[[{"name":"x"}]]}', 'workers[0]'],
+    ['offers-api', 'POST', '/offer', () => acme.apiKey, null, 'events[0]'],
+  ])('%s %s %s: an element that is not an object is a 400 naming it', async (app, method, path, token, body, field) => {
+    const raw = body ?? JSON.stringify({ ...offerBody(acme.user.id, [acme.workers[0].id]), events: [[]] });
+    const result = await send({ app, method, path: path.replace('{org}', acme.organisation.id), token }, raw);
+    expectProblem(result, 400);
+    expect(Object.keys((result.json as { errors: Record<string, string[]> }).errors)).toContain(field);
+  });
+
+  it.each(['constructor', 'prototype', '__proto__'])('a property named %s anywhere in a body is a 400', async (name) => {
+    const body = JSON.stringify(offerBody(acme.user.id, [acme.workers[0].id])).replace('"Warehouse pickers, night shift"', `{"${name}":"x"}`);
+    const result = await send(STRING_FIELDS[0], body);
+    expectProblem(result, 400);
+    // `__proto__` is refused by the JSON parser itself (prototype poisoning); the others are named.
+    if (name !== '__proto__') expect((result.json as { errors: Record<string, string[]> }).errors).toHaveProperty([`title.${name}`]);
+  });
+});
+
 describe('bounds come before validation', () => {
   it('POST /offer with 40,000 repeated worker ids is a 400 for the array size alone', async () => {
     const body = offerBody(acme.user.id, Array.from({ length: 40_000 }, () => 'w'));
@@ -197,7 +221,10 @@ async function rawExchange(app: string, text: string, timeoutMs = 10_000): Promi
     socket.on('end', () => resolve());
     socket.on('close', () => resolve());
     socket.on('error', reject);
-    socket.setTimeout(timeoutMs, () => reject(new Error(`no answer in ${timeoutMs} ms`)));
+    socket.setTimeout(timeoutMs, () => {
+      socket.destroy();
+      reject(new Error(`no answer in ${timeoutMs} ms`));
+    });
   });
   socket.destroy();
   const received = Buffer.concat(chunks).toString('utf8');
@@ -253,12 +280,10 @@ describe("errors Fastify and Node raise before our code runs are problem+json to
 });
 
 describe('a client that stops sending mid-request', () => {
-  it('gets a 408 problem within a minute instead of holding the request (and the process\'s shutdown) open', async () => {
-    const started = Date.now();
-    const answer = await rawExchange('offers-api', 'POST /offer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{}', 90_000);
+  it('gets a 408 problem once HTTP_REQUEST_TIMEOUT_MS has passed, instead of holding the request (and the process\'s shutdown) open', async () => {
+    const answer = await rawExchange('offers-api', 'POST /offer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{}', 30_000);
     expectRawProblem(answer, 408);
-    expect(Date.now() - started).toBeLessThan(75_000);
-  }, 100_000);
+  }, 60_000);
 });
 
 describe('api-version', () => {

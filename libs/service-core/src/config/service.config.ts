@@ -84,6 +84,12 @@ export class ServiceConfig {
   @Max(64)
   SERVICE_PROCESSES = 1;
 
+  /** Longest a client may take to send a whole request (headers and body); then 408 and the connection is closed. */
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
   /**
    * Requests one credential (API key, worker, portal or operator token; the client address for
    * requests without one) may make a minute on this service, counted in Redis across its instances.

@@ -13,12 +13,10 @@ import { answerClientError, drainUnreadUpload } from './connection.js';
 import { jsonInputProblems, jsonTextProblem, parameterProblems } from './json-input.js';
 import { ProblemException } from './problem.js';
 import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
-import { installRateLimit, type RateLimitOptions } from './rate-limit.js';
+import { installRateLimit, rateLimitOptions } from './rate-limit.js';
+import type { ServiceConfig } from '../config/service.config.js';
 import { TraceInterceptor } from './trace.interceptor.js';
 import { BodyValidationPipe } from './validation.js';
-
-/** Longest a client may take to send a whole request (headers and body). */
-export const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface HttpServiceOptions {
   /** Largest request body accepted, in bytes; larger ones get a 413 problem. */
@@ -26,10 +24,8 @@ export interface HttpServiceOptions {
   openApi: { title: string; description: string; version: string };
   /** Extra OpenAPI security schemes, e.g. the API key header. */
   configureOpenApi?: (builder: DocumentBuilder) => DocumentBuilder;
-  /** `METRICS_TOKEN`: when set, `GET /metrics` needs it as a bearer token. */
-  metricsToken?: string;
-  /** Per-credential limits (rateLimitOptions(config)); none when left out. */
-  rateLimit?: RateLimitOptions;
+  /** Per-credential limits (RATE_LIMIT_PER_MINUTE); false for a service that is not the platform's API (the example integrator). */
+  rateLimit?: boolean;
 }
 
 /**
@@ -38,7 +34,11 @@ export interface HttpServiceOptions {
  * Prometheus metrics at /metrics, OpenAPI JSON at /openapi.json with its UI at /docs, and graceful
  * shutdown on SIGTERM.
  */
-export async function createHttpService(module: Type<unknown> | DynamicModule, options: HttpServiceOptions): Promise<NestFastifyApplication> {
+export async function createHttpService(
+  module: Type<unknown> | DynamicModule,
+  config: ServiceConfig,
+  options: HttpServiceOptions,
+): Promise<NestFastifyApplication> {
   const logger = new NestLogger('HttpService');
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimit,
@@ -47,8 +47,11 @@ export async function createHttpService(module: Type<unknown> | DynamicModule, o
     routerOptions: { maxParamLength: 200 },
     // A client that stops sending mid-request gets a 408 and its connection closed, rather than
     // holding the request, and the process's graceful shutdown, open for ever (Fastify's default is
-    // no limit). Node checks every 30 s, so the 408 comes 30–60 s after the request began.
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    // no limit). Node looks for such requests every second; it only does when the headers' own
+    // timeout is no longer than the whole request's, which Node sets for itself only when both are
+    // given as the server is built.
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    http: { connectionsCheckingInterval: 1_000, headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS, requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS },
     // What the router and Node's HTTP parser reject before Nest sees a request is problem+json too.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, error, logger, request),
     clientErrorHandler: answerClientError,
@@ -87,8 +90,8 @@ export async function createHttpService(module: Type<unknown> | DynamicModule, o
     reply.header(REQUEST_ID_HEADER, request.id);
     drainUnreadUpload(request, reply);
   });
-  installMetrics(fastify, { token: options.metricsToken });
-  if (options.rateLimit) await installRateLimit(fastify, options.rateLimit);
+  installMetrics(fastify, { token: config.METRICS_TOKEN });
+  if (options.rateLimit !== false) await installRateLimit(fastify, rateLimitOptions(config));
 
   setUpOpenApi(app, options);
   return app;

@@ -34,6 +34,12 @@ const MAX_REPORTED_SEGMENT = 64;
 // eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
 const NOT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/**
+ * Property names no body of ours uses and that JavaScript gives a meaning of its own: class-transformer
+ * takes an object's own `constructor` for its class (and throws), and `__proto__` reaches prototypes.
+ */
+const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** Why a string cannot be stored as text, or undefined when it can. */
 export function textProblem(value: string): string | undefined {
   const found = NOT_TEXT.exec(value);
@@ -111,8 +117,8 @@ function pathOf(node: Node): string {
 }
 
 /**
- * Checks a parsed JSON value before anything else looks at it: nesting at most `maxDepth` levels, and
- * every string (values and property names) storable as text. Iterative and linear in the size of the
+ * Checks a parsed JSON value before anything else looks at it: nesting at most `maxDepth` levels,
+ * every string (values and property names) storable as text, and no reserved property name. Iterative and linear in the size of the
  * value, so the worst body that fits the size limit costs one pass. Returns field errors keyed by the
  * path as the client wrote it (`events[0].start`), or undefined when the value is fine.
  */
@@ -152,6 +158,7 @@ export function jsonInputProblems(root: unknown, maxDepth = MAX_JSON_DEPTH): Fie
       const key = keys[i];
       const problem = textProblem(key);
       if (problem) report({ value: undefined, key, parent: node, depth }, `property name ${problem}`);
+      else if (RESERVED_NAMES.has(key)) report({ value: undefined, key, parent: node, depth }, `"${key}" is not allowed as a property name`);
       else visit((value as Record<string, unknown>)[key], key, node, depth);
     }
   }

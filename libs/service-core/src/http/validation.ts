@@ -99,11 +99,23 @@ export function canonicalisePropertyNames(value: unknown, dto: DtoClass, path: s
     const nestedType = nested[canonical];
     result[canonical] = nestedType
       ? Array.isArray(raw)
-        ? raw.map((item, index) => canonicalisePropertyNames(item, nestedType(), `${fieldPath}[${index}]`, errors))
+        ? raw.map((item, index) => nestedItem(item, nestedType(), `${fieldPath}[${index}]`, errors))
         : canonicalisePropertyNames(raw, nestedType(), fieldPath, errors)
       : raw;
   }
   return result;
+}
+
+/**
+ * An element of a list of nested DTOs must be an object: class-validator's `each` lets an array (or a
+ * string) through as if it were one, and the handler then reads fields of something that has none.
+ */
+function nestedItem(item: unknown, dto: DtoClass, path: string, errors: FieldErrors): unknown {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+    (errors[path] ??= []).push('must be an object');
+    return item;
+  }
+  return canonicalisePropertyNames(item, dto, path, errors);
 }
 
 /** Flattens class-validator's tree into `{ "events[0].end": ["..."] }`. */

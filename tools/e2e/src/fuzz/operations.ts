@@ -50,6 +50,11 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
       params: { organisationId: organisations },
       body: { valid: () => ({ name: 'fuzz key' }) },
     },
+    'PUT /admin/organisations/{organisationId}/suggestion-provider': {
+      auth: 'directory-admin',
+      params: { organisationId: organisations },
+      body: { valid: (_, n) => ({ approved: n % 2 === 0 }) },
+    },
     'POST /admin/organisations/{organisationId}/users': {
       auth: 'directory-admin',
       params: { organisationId: organisations },
@@ -111,6 +116,15 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
       body: { valid: (w, n) => ({ invitations: [{ name: 'Jo Contact', emailAddress: email(n), suggestedByOrganisationId: w.home.organisationId }] }) },
     },
     'GET /portal/suggestion-providers': { auth: 'portal' },
+    'PUT /portal/suggestion-providers/{organisationId}': {
+      auth: 'portal-admin',
+      params: { organisationId: organisations },
+      body: {
+        source: 'apps/contact-directory/src/suggestions/suggestions.service.ts (chooseProvider)',
+        schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } },
+        valid: (_, n) => ({ enabled: n % 2 === 0 }),
+      },
+    },
     'GET /worker/contacts': { auth: 'worker' },
     'PUT /worker/contacts/{organisationId}': { auth: 'worker', params: { organisationId: organisations } },
   },
@@ -200,5 +214,6 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     'GET /admin/deliveries/{id}': { auth: 'dispatcher-admin', params: { id: (w) => w.deliveryIds } },
     'POST /admin/deliveries/{id}/redeliver': { auth: 'dispatcher-admin', params: { id: (w) => w.deliveryIds } },
     'GET /admin/endpoints/{organisationId}': { auth: 'dispatcher-admin', params: { organisationId: organisations } },
+    'GET /.well-known/webhook-keys.json': { auth: 'none' },
   },
 };
