@@ -68,7 +68,12 @@ export class NotificationServiceModule {
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),
-        NatsModule.forRoot(() => ({ servers: config.NATS_URL, name: SERVICE_NAME, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        NatsModule.forRoot(() => ({
+          servers: config.NATS_URL,
+          name: SERVICE_NAME,
+          subjectPrefix: config.NATS_SUBJECT_PREFIX,
+          nkeySeed: config.NATS_NKEY_SEED,
+        })),
         EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
         JobsModule.forRoot(() => ({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX })),
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),

@@ -6,3 +6,4 @@ export * from './smtp-sink.js';
 export * from './stand-in-responder.js';
 export * from './openapi-documents.js';
 export * from './cpu-usage.js';
+export * from './test-nats-server.js';

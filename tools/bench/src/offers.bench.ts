@@ -1,7 +1,6 @@
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { EventSubject } from '@availability/contracts';
 import { expectStatus, offerBody, OffersClient, seedOrganisation } from '@availability/platform-client';
 import {
@@ -12,7 +11,6 @@ import {
   queryDatabase,
   serviceAppOf,
   startTestPlatform,
-  TEST_NATS_URL,
 } from '@availability/testing';
 import { type LoadOptions, type LoadResult, runLoad } from './load.js';
 import { NodeProcess } from './node-process.js';
@@ -52,7 +50,7 @@ export async function runOffersBench(settings: OffersBenchSettings, signal: Abor
   const platform = await startTestPlatform(['contact-directory', 'offers-api'], { LOG_LEVEL: 'warn', HTTP_REQUEST_LOGS: 'false' });
   defer(() => platform.stop());
   const databaseUrl = platform.database.url;
-  const nc = await connect({ servers: TEST_NATS_URL });
+  const nc = await platform.events.connect();
   defer(() => nc.close());
   const jsm = await jetstreamManager(nc);
 

@@ -1,7 +1,8 @@
-import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
 import { adminTokenProblem } from '@availability/auth';
 import type { AddressPolicy } from '@availability/outbound-http';
+import { sealingKeysProblems } from '@availability/messaging';
 
 
 /**
@@ -36,6 +37,19 @@ export class ContactDirectoryConfig extends ServiceConfig {
   @IsNotEmpty()
   @MaxLength(100)
   DIRECTORY_SECRET_KEY = DEV_SECRET_KEY;
+
+  /**
+   * This service's xkey seed (`SX…`, `npm run nats:config` makes one): seals the webhook secrets it
+   * sends the dispatcher. Required in production; without it and DISPATCHER_XKEY no webhook target is served.
+   */
+  @IsOptional()
+  @IsString()
+  DIRECTORY_XKEY_SEED = '';
+
+  /** The webhook dispatcher's public xkey (`X…`): only the holder of its seed can open the sealed secrets. */
+  @IsOptional()
+  @IsString()
+  DISPATCHER_XKEY = '';
 
   /** Whether calls to integrators may go to loopback addresses; `auto` = only outside production. */
   @IsIn(TRI_STATE)
@@ -88,6 +102,7 @@ export function assertAdminTokenAllowed(config: ContactDirectoryConfig): void {
   } else if (config.NODE_ENV === 'production' && config.DIRECTORY_SECRET_KEY === DEV_SECRET_KEY) {
     problems.push('DIRECTORY_SECRET_KEY: must be set (not the development default) when NODE_ENV is production');
   }
+  problems.push(...sealingKeysProblems({ seed: ['DIRECTORY_XKEY_SEED', config.DIRECTORY_XKEY_SEED], peer: ['DISPATCHER_XKEY', config.DISPATCHER_XKEY] }, config.NODE_ENV));
   if (problems.length > 0) throw new ConfigValidationError(problems);
 }
 

@@ -1,6 +1,7 @@
-import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ConfigValidationError, ServiceConfig } from '@availability/service-core';
 import { adminTokenProblem } from '@availability/auth';
+import { sealingKeysProblems } from '@availability/messaging';
 
 
 /**
@@ -18,6 +19,19 @@ export class WebhookDispatcherConfig extends ServiceConfig {
   @IsNotEmpty()
   @MaxLength(512)
   DISPATCHER_ADMIN_TOKEN = 'dev-dispatcher-admin-token';
+
+  /**
+   * This service's xkey seed (`SX…`, `npm run nats:config` makes one): opens the webhook secrets
+   * contact-directory seals for it. Required in production; without it no webhook target resolves.
+   */
+  @IsOptional()
+  @IsString()
+  DISPATCHER_XKEY_SEED = '';
+
+  /** contact-directory's public xkey (`X…`): a sealed target is accepted only if that key sealed it. */
+  @IsOptional()
+  @IsString()
+  DIRECTORY_XKEY = '';
 
   /** Per-attempt timeout of a call to an integrator (connect, headers and body). */
   @IsInt()
@@ -127,7 +141,11 @@ export class WebhookDispatcherConfig extends ServiceConfig {
  */
 export function resolveDispatcherConfig(config: WebhookDispatcherConfig, env: Record<string, string | undefined> = process.env): WebhookDispatcherConfig {
   const tokenProblem = adminTokenProblem('DISPATCHER_ADMIN_TOKEN', config.DISPATCHER_ADMIN_TOKEN, config.NODE_ENV);
-  if (tokenProblem) throw new ConfigValidationError([tokenProblem]);
+  const problems = [
+    ...(tokenProblem ? [tokenProblem] : []),
+    ...sealingKeysProblems({ seed: ['DISPATCHER_XKEY_SEED', config.DISPATCHER_XKEY_SEED], peer: ['DIRECTORY_XKEY', config.DIRECTORY_XKEY] }, config.NODE_ENV),
+  ];
+  if (problems.length > 0) throw new ConfigValidationError(problems);
   if (config.NODE_ENV !== 'production' && (env.WEBHOOK_ALLOW_LOOPBACK ?? '') === '') config.WEBHOOK_ALLOW_LOOPBACK = true;
   return config;
 }

@@ -4,28 +4,35 @@ import {
   type ResolveWebhookTargetReply,
   type ResolveWebhookTargetRequest,
   WEBHOOK_TARGET_CHANGED_SUBJECT,
+  type WebhookTarget,
   type WebhookTargetChangedMessage,
 } from '@availability/contracts';
-import { RequestReply } from '@availability/messaging';
+import { openWebhookTarget, RequestReply, SealedBox } from '@availability/messaging';
 import { TtlCache } from '@availability/service-core';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 
 /**
  * Where and how to call an organisation's service, asked of contact-directory over NATS and cached.
+ * The signing secrets arrive sealed for this service's xkey and are opened here, so they never
+ * cross the bus in clear; a reply not sealed by the directory's key is refused.
  * A `webhook-target.changed` broadcast evicts the entry at once and tells the listeners (the endpoint
  * registry re-enables a disabled endpoint). Concurrent look-ups of one organisation share one request.
  */
 @Injectable()
 export class TargetResolver implements OnModuleInit {
   private readonly logger = new Logger('TargetResolver');
-  private readonly cache = new TtlCache<string, ResolveWebhookTargetReply>(100_000);
-  private readonly inFlight = new Map<string, Promise<ResolveWebhookTargetReply>>();
+  private readonly cache = new TtlCache<string, WebhookTarget>(100_000);
+  private readonly inFlight = new Map<string, Promise<WebhookTarget>>();
   private readonly listeners: Array<(organisationId: string) => void> = [];
+  private readonly sealing?: SealedBox;
 
   constructor(
     private readonly rpc: RequestReply,
     private readonly config: WebhookDispatcherConfig,
-  ) {}
+  ) {
+    if (config.DISPATCHER_XKEY_SEED && config.DIRECTORY_XKEY) this.sealing = new SealedBox(config.DISPATCHER_XKEY_SEED);
+    else this.logger.warn('DISPATCHER_XKEY_SEED or DIRECTORY_XKEY not set: no webhook target can be opened, so no webhooks are sent');
+  }
 
   onModuleInit(): void {
     this.rpc.subscribe<WebhookTargetChangedMessage>(WEBHOOK_TARGET_CHANGED_SUBJECT, (message) => {
@@ -39,7 +46,7 @@ export class TargetResolver implements OnModuleInit {
     this.listeners.push(listener);
   }
 
-  async resolve(organisationId: string): Promise<ResolveWebhookTargetReply> {
+  async resolve(organisationId: string): Promise<WebhookTarget> {
     const cached = this.cache.get(organisationId);
     if (cached) return cached;
     let pending = this.inFlight.get(organisationId);
@@ -50,16 +57,15 @@ export class TargetResolver implements OnModuleInit {
     return pending;
   }
 
-  private async ask(organisationId: string): Promise<ResolveWebhookTargetReply> {
+  private async ask(organisationId: string): Promise<WebhookTarget> {
+    if (!this.sealing) throw new Error('webhook target sealing is not configured (DISPATCHER_XKEY_SEED, DIRECTORY_XKEY)');
     const reply = await this.rpc.request<ResolveWebhookTargetRequest, ResolveWebhookTargetReply>(
       DirectoryPattern.ResolveWebhookTarget,
       { organisationId },
       this.config.DIRECTORY_TIMEOUT_MS,
     );
-    const target: ResolveWebhookTargetReply = {
-      baseUrl: typeof reply?.baseUrl === 'string' && reply.baseUrl !== '' ? reply.baseUrl : null,
-      secrets: Array.isArray(reply?.secrets) ? reply.secrets.filter((s) => typeof s === 'string' && s !== '').slice(0, 2) : [],
-    };
+    const opened = openWebhookTarget(this.sealing, this.config.DIRECTORY_XKEY, organisationId, reply);
+    const target: WebhookTarget = { baseUrl: opened.baseUrl, secrets: opened.secrets.slice(0, 2) };
     if (target.baseUrl && target.secrets.length === 0) {
       this.logger.warn(`organisation ${organisationId} has a base URL but no signing secret; treated as having none`);
       target.baseUrl = null;

@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 
 /**
  * Settings every service shares. A service's own config class extends this one, so all services read
@@ -30,6 +30,15 @@ export class ServiceConfig {
   /** Comma-separated NATS server URLs. */
   @IsString()
   NATS_URL = 'nats://127.0.0.1:4222';
+
+  /**
+   * This service's own NATS nkey seed (`SU…`): the server lets it publish, subscribe and ask only
+   * what its role allows (libs/messaging bus-permissions.ts). Required in production; empty connects
+   * without credentials. Never logged.
+   */
+  @ValidateIf((config: ServiceConfig) => config.NODE_ENV === 'production' || config.NATS_NKEY_SEED !== '')
+  @Matches(/^SU[A-Z2-7]{56}$/, { message: 'NATS_NKEY_SEED must be an nkey user seed (SU…), and is required in production' })
+  NATS_NKEY_SEED = '';
 
   /** JetStream stream that carries the platform's events. */
   @IsString()
