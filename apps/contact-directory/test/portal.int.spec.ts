@@ -463,7 +463,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       });
       for (const request of [{}, { organisationId: 'x' }, { organisationId: randomUUID() }, null, 'x', { organisationId: 7 }]) {
         expect(await ask(DirectoryPattern.ResolveOrganisationContacts, request)).toEqual({ name: null, adminEmailAddresses: [] });
-        expect(await ask(DirectoryPattern.ResolveWebhookTarget, request)).toEqual({ baseUrl: null, secrets: [] });
+        expect(await ask(DirectoryPattern.ResolveWebhookTarget, request)).toEqual({ baseUrl: null, sealedTarget: null });
       }
     });
   });

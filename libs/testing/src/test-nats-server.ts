@@ -1,9 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import {
   type BusCredentials,
@@ -17,6 +14,7 @@ import {
   natsServerConfig,
 } from '@availability/messaging';
 import { freePort } from './free-port.js';
+import { NatsServerProcess } from './nats-server-process.js';
 
 /**
  * A private, authenticated nats-server (the machine's binary, JetStream on) for one test suite:
@@ -46,8 +44,6 @@ export function testBusEnv(natsUrl: string | undefined, app: string): Record<str
   return server ? busServiceEnv(app, server.credentials) : {};
 }
 
-const natsServerBinary = () => process.env.NATS_SERVER_BIN ?? 'nats-server';
-
 export async function startTestNatsServer(namespace: BusNamespace): Promise<TestNatsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'ap-nats-'));
   const port = await freePort();
@@ -58,28 +54,10 @@ export async function startTestNatsServer(namespace: BusNamespace): Promise<Test
   const configFile = join(dir, 'nats-server.conf');
   await writeFile(configFile, natsServerConfig({ listen: `127.0.0.1:${port}`, storeDir: join(dir, 'jetstream'), namespace, services, extraUsers: [{ nkey: observer.publicKey }] }));
 
-  const child = spawn(natsServerBinary(), ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const violations: string[] = [];
-  const remember = (chunk: Buffer) => {
-    const text = chunk.toString();
-    output = (output + text).slice(-20_000);
-    violations.push(...text.split('\n').filter((line) => /Violation|Authorization Error/i.test(line)));
-  };
-  child.stdout?.on('data', remember);
-  child.stderr?.on('data', remember);
-  const stopped = async () => {
-    await stopChild(child);
-    running.delete(url);
+  const natsServer = await NatsServerProcess.start(configFile).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitForReady(child, () => output);
-  } catch (error) {
-    await stopped();
     throw error;
-  }
-  killOnExit.add(child);
+  });
 
   const server: TestNatsServer = {
     url,
@@ -93,37 +71,13 @@ export async function startTestNatsServer(namespace: BusNamespace): Promise<Test
         ...(as !== 'anonymous' && as !== 'observer' ? { inboxPrefix: busInboxPrefix(as, namespace.subjectPrefix) } : {}),
       });
     },
-    violations: () => [...violations],
+    violations: () => natsServer.violations(),
     async stop() {
-      killOnExit.delete(child);
-      await stopped();
+      await natsServer.stop();
+      running.delete(url);
+      await rm(dir, { recursive: true, force: true });
     },
   };
   running.set(url, server);
   return server;
 }
-
-async function waitForReady(child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  const spawnError = once(child, 'error').then(([error]) => error as Error);
-  while (Date.now() < deadline) {
-    if (/Server is ready/.test(output())) return;
-    const failed = await Promise.race([spawnError, sleep(20).then(() => undefined)]);
-    if (failed) throw new Error(`cannot run ${natsServerBinary()} (install nats-server, or set NATS_SERVER_BIN): ${failed.message}`);
-    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}:\n${output()}`);
-  }
-  throw new Error(`nats-server did not start in time:\n${output()}`);
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
-
-/** A suite that dies without stopping its server takes the server with it. */
-const killOnExit = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of killOnExit) child.kill('SIGKILL');
-});

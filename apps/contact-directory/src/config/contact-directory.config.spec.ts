@@ -1,10 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
 import { randomBytes } from 'node:crypto';
+import { createNkeyPair, createSealingKeys } from '@availability/messaging';
 import { addressPolicy, assertAdminTokenAllowed, ContactDirectoryConfig, DEV_SECRET_KEY, secretKey } from './contact-directory.config.js';
 
 const LONG_TOKEN = 'x'.repeat(32);
 const KEY = randomBytes(32).toString('base64');
+/** The bus settings production requires: the service's NATS nkey, its sealing seed and the dispatcher's key. */
+const BUS = { NATS_NKEY_SEED: createNkeyPair().seed, DIRECTORY_XKEY_SEED: createSealingKeys().seed, DISPATCHER_XKEY: createSealingKeys().publicKey };
 
 describe('ContactDirectoryConfig', () => {
   it('defaults to port 3001 and a development admin token', () => {
@@ -21,12 +24,12 @@ describe('ContactDirectoryConfig', () => {
   });
 
   it('refuses to start in production without a long admin token, without revealing it', () => {
-    const unset = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production' });
+    const unset = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', ...BUS });
     expect(() => assertAdminTokenAllowed(unset)).toThrow(ConfigValidationError);
-    const short = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: 'short-secret' });
+    const short = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: 'short-secret', ...BUS });
     expect(() => assertAdminTokenAllowed(short)).toThrow(/DIRECTORY_ADMIN_TOKEN/);
     expect(() => assertAdminTokenAllowed(short)).not.toThrow(/short-secret/);
-    const long = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY });
+    const long = loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, ...BUS });
     expect(() => assertAdminTokenAllowed(long)).not.toThrow();
   });
 
@@ -38,7 +41,7 @@ describe('ContactDirectoryConfig', () => {
     const dev = loadConfig(ContactDirectoryConfig, {});
     expect(secretKey(dev)).toHaveLength(32);
     expect(dev.DIRECTORY_SECRET_KEY).toBe(DEV_SECRET_KEY);
-    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN };
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, ...BUS };
     expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, production))).toThrow(/DIRECTORY_SECRET_KEY/);
     const short = randomBytes(16).toString('base64');
     expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).toThrow(/DIRECTORY_SECRET_KEY: must be 32 bytes/);
@@ -48,12 +51,24 @@ describe('ContactDirectoryConfig', () => {
 
   it('allows loopback calls to integrators outside production only, unless configured', () => {
     expect(addressPolicy(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'test' }))).toEqual({ allowLoopback: true, allowPrivate: false });
-    expect(addressPolicy(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production' }))).toEqual({ allowLoopback: false, allowPrivate: false });
+    expect(addressPolicy(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'production', ...BUS }))).toEqual({ allowLoopback: false, allowPrivate: false });
     expect(addressPolicy(loadConfig(ContactDirectoryConfig, { WEBHOOK_ALLOW_LOOPBACK: 'false', WEBHOOK_ALLOW_PRIVATE: 'true' }))).toEqual({
       allowLoopback: false,
       allowPrivate: true,
     });
     expect(() => loadConfig(ContactDirectoryConfig, { WEBHOOK_ALLOW_LOOPBACK: 'maybe' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK/);
+  });
+
+  it('needs its NATS nkey and sealing keys in production, and refuses malformed ones anywhere, without revealing them', () => {
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY };
+    expect(() => loadConfig(ContactDirectoryConfig, production)).toThrow(/NATS_NKEY_SEED/);
+    const noSealing = loadConfig(ContactDirectoryConfig, { ...production, NATS_NKEY_SEED: BUS.NATS_NKEY_SEED });
+    expect(() => assertAdminTokenAllowed(noSealing)).toThrow(/DIRECTORY_XKEY_SEED: must be set[\s\S]*DISPATCHER_XKEY: must be set/);
+    expect(() => loadConfig(ContactDirectoryConfig, { NATS_NKEY_SEED: 'SUnot-a-seed' })).toThrow(/NATS_NKEY_SEED/);
+    const wrongKind = loadConfig(ContactDirectoryConfig, { DIRECTORY_XKEY_SEED: BUS.NATS_NKEY_SEED, DISPATCHER_XKEY: 'Xnot-a-key' });
+    expect(() => assertAdminTokenAllowed(wrongKind)).toThrow(/DIRECTORY_XKEY_SEED: must be an xkey seed[\s\S]*DISPATCHER_XKEY: must be a public xkey/);
+    expect(() => assertAdminTokenAllowed(wrongKind)).not.toThrow(BUS.NATS_NKEY_SEED);
+    expect(() => assertAdminTokenAllowed(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'test', ...BUS }))).not.toThrow();
   });
 
   it('reads the grace period and suggestion limits', () => {

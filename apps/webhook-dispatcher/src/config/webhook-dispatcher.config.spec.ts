@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
+import { createNkeyPair, createSealingKeys } from '@availability/messaging';
 import { resolveDispatcherConfig, WebhookDispatcherConfig } from './webhook-dispatcher.config.js';
+
+/** The bus settings production requires: the service's NATS nkey, its sealing seed and the directory's key. */
+const BUS = { NATS_NKEY_SEED: createNkeyPair().seed, DISPATCHER_XKEY_SEED: createSealingKeys().seed, DIRECTORY_XKEY: createSealingKeys().publicKey };
 
 describe('WebhookDispatcherConfig', () => {
   it('defaults to port 3003, a day of retries, and loopback allowed outside production', () => {
@@ -10,13 +14,21 @@ describe('WebhookDispatcherConfig', () => {
 
   it('refuses loopback in production unless allowed, and short admin tokens', () => {
     const token = 'x'.repeat(32);
-    const production = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: token }), {});
+    const production = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: token, ...BUS }), {});
     expect(production.WEBHOOK_ALLOW_LOOPBACK).toBe(false);
-    const short = loadConfig(WebhookDispatcherConfig, { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: 'short-secret' });
+    const short = loadConfig(WebhookDispatcherConfig, { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: 'short-secret', ...BUS });
     expect(() => resolveDispatcherConfig(short, {})).toThrow(ConfigValidationError);
     expect(() => resolveDispatcherConfig(short, {})).not.toThrow(/short-secret/);
     const env = { NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'false' };
     expect(resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, env), env).WEBHOOK_ALLOW_LOOPBACK).toBe(false);
+  });
+
+  it('needs its NATS nkey and sealing keys in production', () => {
+    const production = { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: 'x'.repeat(32) };
+    expect(() => loadConfig(WebhookDispatcherConfig, production)).toThrow(/NATS_NKEY_SEED/);
+    const noSealing = loadConfig(WebhookDispatcherConfig, { ...production, NATS_NKEY_SEED: BUS.NATS_NKEY_SEED });
+    expect(() => resolveDispatcherConfig(noSealing, {})).toThrow(/DISPATCHER_XKEY_SEED: must be set[\s\S]*DIRECTORY_XKEY: must be set/);
+    expect(() => resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, { ...production, ...BUS }), {})).not.toThrow();
   });
 
   it('takes a fraction of an hour as the disable-after window', () => {
