@@ -523,12 +523,13 @@ async function classifyProcesses(databaseUrl: string): Promise<Classify> {
   // Without the list, every backend counts as ours: better than no figures.
   const others = await otherDatabaseBackends(databaseUrl).catch(() => new Set<number>());
   return (info) => {
-    const { pid, comm } = info;
+    const { pid, ppid, comm } = info;
     if (pid === process.pid) return 'bench';
     if (serviceAppOf(info) === 'webhook-dispatcher') return 'dispatcher';
     if (comm.startsWith('postgres')) return others.has(pid) ? 'other' : 'postgres';
     if (comm === 'redis-server') return 'redis';
-    if (comm === 'nats-server') return 'nats';
+    // The benchmark's own nats-server (the harness starts one per run); others on the machine are not ours.
+    if (comm === 'nats-server') return ppid === process.pid ? 'nats' : 'other';
     return 'other';
   };
 }

@@ -193,9 +193,10 @@ async function classifyProcesses(databaseUrl: string): Promise<Classify> {
   return (info) => {
     const { pid, ppid, comm, cmdline } = info;
     if (pid === process.pid) return 'load generator';
+    // The benchmark's own nats-server (the harness starts one per run); others on the machine are not ours.
+    if (comm === 'nats-server') return ppid === process.pid ? 'nats' : 'other';
     if (ppid === process.pid) return serviceAppOf(info) ?? (cmdline.includes('baseline-server') ? 'bare server' : 'other');
     if (comm.startsWith('postgres')) return others.has(pid) ? 'other' : 'postgres';
-    if (comm === 'nats-server') return 'nats';
     if (ppid === 2 || pid === 2) return 'kernel';
     return 'other';
   };
