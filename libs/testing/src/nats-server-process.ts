@@ -23,10 +23,13 @@ export class NatsServerProcess {
     child.stderr?.on('data', remember);
   }
 
-  static async start(configFile: string, onLine?: (line: string) => void): Promise<NatsServerProcess> {
-    const child = spawn(natsServerBinary(), ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  /**
+   * `ownProcessGroup`: Ctrl-C in a terminal does not reach the server, so a launcher can stop its
+   * services first (they drain their connections) and the server last.
+   */
+  static async start(configFile: string, { ownProcessGroup = false } = {}): Promise<NatsServerProcess> {
+    const child = spawn(natsServerBinary(), ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'], detached: ownProcessGroup });
     const server = new NatsServerProcess(child);
-    if (onLine) child.stderr?.on('data', (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach(onLine));
     const failedToSpawn = once(child, 'error').then(([error]) => error as Error);
     const deadline = Date.now() + 10_000;
     while (!/Server is ready/.test(server.output)) {

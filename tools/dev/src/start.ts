@@ -76,7 +76,7 @@ async function startBus(): Promise<void> {
     subjectPrefix: process.env.NATS_SUBJECT_PREFIX ?? '',
     stream: process.env.EVENTS_STREAM ?? 'PLATFORM',
   });
-  nats = await NatsServerProcess.start(bus.configFile);
+  nats = await NatsServerProcess.start(bus.configFile, { ownProcessGroup: true });
   console.log(`✔ ${'nats-server'.padEnd(20)} ${natsUrl}  — JetStream, each service with its own nkey (${DEV_BUS_DIR}/nats-server.conf)`);
 }
 

@@ -24,7 +24,7 @@ import { EmailService } from '../email/email.service.js';
 import { PushService } from '../push/push.service.js';
 
 /** The durable consumer and its events, as the bus permissions allow them (libs/messaging bus-permissions.ts). */
-const CONSUMER = BUS_ROLES['notification-service'].consumes!;
+const CONSUMER = BUS_ROLES['notification-service'].consumes;
 export const DURABLE_NAME = CONSUMER.durableName;
 
 /** Never reorder (in bus-permissions.ts): each subject's JetStream consumer is named by its position (`notification-service-<n>`). */

@@ -20,7 +20,7 @@ import { HeldDeliveries } from './held-deliveries.js';
 import { TargetResolver } from './target-resolver.js';
 
 /** The durable consumer and its events, as the bus permissions allow them (libs/messaging bus-permissions.ts). */
-const CONSUMER = BUS_ROLES['webhook-dispatcher'].consumes!;
+const CONSUMER = BUS_ROLES['webhook-dispatcher'].consumes;
 export const DURABLE_NAME = CONSUMER.durableName;
 /** The events that call integrators; the order (in bus-permissions.ts) keeps JetStream consumer names stable. */
 export const WEBHOOK_EVENTS = CONSUMER.subjects;

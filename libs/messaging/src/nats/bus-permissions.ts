@@ -37,7 +37,7 @@ export interface BusRole {
   managesStream?: boolean;
 }
 
-export const BUS_ROLES: Record<BusService, BusRole> = {
+export const BUS_ROLES = {
   'contact-directory': {
     publishes: [EventSubject.ContactAdded, EventSubject.InviteCreated],
     // Its own portal and worker endpoints verify credentials through its responder, like every service.
@@ -85,7 +85,7 @@ export const BUS_ROLES: Record<BusService, BusRole> = {
     broadcasts: [],
     listens: [WEBHOOK_TARGET_CHANGED_SUBJECT],
   },
-};
+} satisfies Record<BusService, BusRole>;
 
 export interface BusNamespace {
   /** NATS_SUBJECT_PREFIX, e.g. `` or `staging.`. */
@@ -116,7 +116,7 @@ export function isBusService(name: string): name is BusService {
 }
 
 export function busPermissions(service: BusService, { subjectPrefix, stream }: BusNamespace): NatsPermissions {
-  const role = BUS_ROLES[service];
+  const role: BusRole = BUS_ROLES[service];
   const subject = (name: string) => `${subjectPrefix}${name}`;
   const api = '$JS.API';
   const publish = [
