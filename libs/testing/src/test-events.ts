@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { BusCredentials, BusService } from '@availability/messaging';
 import { Redis } from 'ioredis';
 import { startTestNatsServer } from './test-nats-server.js';
+
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** An event as stored in the stream, with the headers the outbox relay sets. */
@@ -37,7 +38,7 @@ export interface TestEventNamespace {
   busViolations(): string[];
   /** Every message stored in the stream so far, optionally only one subject (without prefix). */
   messages(subject?: string): Promise<Array<StoredEvent>>;
-  /** Stops the suite's NATS server (its stream goes with it) and deletes the queues' keys in Redis (jobs a suite left delayed or failed). */
+  /** Stops the suite's NATS server (its stream goes with it) and deletes the queues' keys in Redis (jobs left delayed or failed). */
   dispose(): Promise<void>;
 }
 
