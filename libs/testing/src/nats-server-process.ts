@@ -17,7 +17,7 @@ export class NatsServerProcess {
     const remember = (chunk: Buffer) => {
       const text = chunk.toString();
       this.output = (this.output + text).slice(-20_000);
-      this.refused.push(...text.split('\n').filter((line) => /Violation|Authorization Error/i.test(line)));
+      this.refused.push(...text.split('\n').filter((line) => /Violation|authentication error|Authorization Error/i.test(line)));
     };
     child.stdout?.on('data', remember);
     child.stderr?.on('data', remember);

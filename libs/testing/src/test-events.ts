@@ -38,7 +38,11 @@ export interface TestEventNamespace {
   busViolations(): string[];
   /** Every message stored in the stream so far, optionally only one subject (without prefix). */
   messages(subject?: string): Promise<Array<StoredEvent>>;
-  /** Stops the suite's NATS server (its stream goes with it) and deletes the queues' keys in Redis (jobs left delayed or failed). */
+  /**
+   * Stops the suite's NATS server (its stream goes with it) and deletes the queues' keys in Redis (jobs
+   * left delayed or failed). Fails if the server refused a service process anything (the suite's own
+   * clients, `connect()`, may be refused).
+   */
   dispose(): Promise<void>;
 }
 
@@ -85,9 +89,14 @@ export async function createTestEventNamespace(): Promise<TestEventNamespace> {
       return out;
     },
     async dispose() {
+      // A service refused anything is a permission its role lacks: it would be refused in production too.
+      const refused = server.violations().filter((line) => !line.includes('nats.js:test-'));
       await nc.close();
       await server.stop();
       await deleteKeys(`test_${id}:*`);
+      if (refused.length > 0) {
+        throw new Error(`the bus refused a service (its role in libs/messaging bus-permissions.ts lacks it):\n${refused.join('\n')}`);
+      }
     },
   };
 }

@@ -92,8 +92,9 @@ describe('the bus refuses what a client is not allowed', () => {
     expect(events().busViolations()).toEqual([]);
   });
 
-  it('a client with no credentials cannot even connect', async () => {
+  it('a client with no credentials is refused at connect, so it can neither ask, answer nor publish anything', async () => {
     await expect(events().connect('anonymous')).rejects.toThrow(/Authorization Violation/i);
+    await eventually(() => events().busViolations().some((line) => line.includes('test-anonymous') && /authentication error/.test(line)), 5_000, 'the refusal in the log');
   });
 
   describe("with another service's credentials (notification-service)", () => {
