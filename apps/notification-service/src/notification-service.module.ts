@@ -73,6 +73,7 @@ export class NotificationServiceModule {
           name: SERVICE_NAME,
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
           nkeySeed: config.NATS_NKEY_SEED,
+          requireCredentials: config.NODE_ENV === 'production',
         })),
         EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
         JobsModule.forRoot(() => ({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX })),

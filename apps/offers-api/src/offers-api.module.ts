@@ -34,6 +34,7 @@ export class OffersApiModule {
           name: SERVICE_NAME,
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
           nkeySeed: config.NATS_NKEY_SEED,
+          requireCredentials: config.NODE_ENV === 'production',
         })),
         EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
         OutboxModule.forRoot(() => ({

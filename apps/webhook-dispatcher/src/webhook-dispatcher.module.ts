@@ -37,6 +37,7 @@ export class WebhookDispatcherModule {
           name: SERVICE_NAME,
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
           nkeySeed: config.NATS_NKEY_SEED,
+          requireCredentials: config.NODE_ENV === 'production',
         })),
         EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
         OutboxModule.forRoot(() => ({

@@ -2,7 +2,7 @@ import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type On
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type ConnectionOptions, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import type { HealthContributor } from '@availability/service-core';
+import { ConfigValidationError, type HealthContributor } from '@availability/service-core';
 import { JETSTREAM, JETSTREAM_MANAGER, NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
 import { RequestReply } from './request-reply.js';
 import { busInboxPrefix } from './bus-permissions.js';
@@ -17,6 +17,8 @@ export interface NatsOptions {
   name: string;
   /** The service's nkey seed (NATS_NKEY_SEED); empty connects without credentials (a server with no authorisation). */
   nkeySeed?: string;
+  /** Refuse to start without `nkeySeed` (true in production: the bus there always requires credentials). */
+  requireCredentials?: boolean;
 }
 
 /**
@@ -24,6 +26,9 @@ export interface NatsOptions {
  * inbox its NATS user may subscribe to (bus-permissions.ts), so no other client reads its replies.
  */
 export function natsConnectionOptions(options: NatsOptions): ConnectionOptions {
+  if (options.requireCredentials && !options.nkeySeed) {
+    throw new ConfigValidationError(['NATS_NKEY_SEED: must be set when NODE_ENV is production (npm run nats:config makes one per service)']);
+  }
   return {
     servers: options.servers.split(','),
     name: options.name,

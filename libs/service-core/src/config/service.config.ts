@@ -33,11 +33,12 @@ export class ServiceConfig {
 
   /**
    * This service's own NATS nkey seed (`SU…`): the server lets it publish, subscribe and ask only
-   * what its role allows (libs/messaging bus-permissions.ts). Required in production; empty connects
-   * without credentials. Never logged.
+   * what its role allows (libs/messaging bus-permissions.ts). Required in production by every service
+   * that uses NATS (NatsModule refuses to start without it); empty connects without credentials.
+   * Never logged.
    */
-  @ValidateIf((config: ServiceConfig) => config.NODE_ENV === 'production' || config.NATS_NKEY_SEED !== '')
-  @Matches(/^SU[A-Z2-7]{56}$/, { message: 'NATS_NKEY_SEED must be an nkey user seed (SU…), and is required in production' })
+  @ValidateIf((config: ServiceConfig) => config.NATS_NKEY_SEED !== '')
+  @Matches(/^SU[A-Z2-7]{56}$/)
   NATS_NKEY_SEED = '';
 
   /** JetStream stream that carries the platform's events. */
