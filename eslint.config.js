@@ -14,6 +14,9 @@ export default [
           enforceBuildableLibDependency: false,
           // The one app module a project may import: offers-api's SQL, for the benchmark's bare baseline.
           allow: ['@availability/offers-api/sql'],
+          // Test-only: libs/testing runs the bus as deployed, from messaging's permissions
+          // (bus-permissions.ts), and messaging's own integration tests use that harness.
+          ignoredCircularDependencies: [['messaging', 'testing']],
           depConstraints: [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib'] },

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Makes sure PostgreSQL, Redis and NATS (with JetStream) answer on their usual local ports, starting
-# any that is installed but not running. Used by CI and by `npm test`/`npm start` on a development machine.
+# Makes sure PostgreSQL and Redis answer on their usual local ports, starting any that is installed but
+# not running, and that nats-server (2.9 or later) is installed: `npm test` and `npm start` run their own
+# authenticated nats-server (JetStream on, each service with its own nkey), so none needs to be running.
+# Used by CI and by `npm test`/`npm start` on a development machine.
 set -uo pipefail
 
-PG_PORT=${PG_PORT:-5432}; REDIS_PORT=${REDIS_PORT:-6379}; NATS_PORT=${NATS_PORT:-4222}
+PG_PORT=${PG_PORT:-5432}; REDIS_PORT=${REDIS_PORT:-6379}
 
 up() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -24,19 +26,20 @@ start_redis() {
   command -v redis-server >/dev/null 2>&1 && redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no >/dev/null
 }
 
-start_nats() {
-  local bin
-  bin=$(command -v nats-server || ls /usr/sbin/nats-server 2>/dev/null) || return 0
-  local store="${TMPDIR:-/tmp}/availability-nats"
-  mkdir -p "$store"
-  nohup "$bin" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$store" >"$store/nats.log" 2>&1 &
+nats_server() {
+  local bin=${NATS_SERVER_BIN:-}
+  [ -n "$bin" ] || bin=$(command -v nats-server) || {
+    echo "nats-server is NOT installed: install it (https://docs.nats.io/running-a-nats-service/introduction/installation," >&2
+    echo "  e.g. apt-get install nats-server) or set NATS_SERVER_BIN" >&2
+    return 1
+  }
+  echo "nats-server is installed: $("$bin" --version)"
 }
 
 status=0
 up "$PG_PORT" || { echo "starting PostgreSQL"; start_postgres; }
 up "$REDIS_PORT" || { echo "starting Redis"; start_redis; }
-up "$NATS_PORT" || { echo "starting NATS"; start_nats; }
 wait_for PostgreSQL "$PG_PORT" || status=1
 wait_for Redis "$REDIS_PORT" || status=1
-wait_for NATS "$NATS_PORT" || status=1
+nats_server || status=1
 exit $status

@@ -236,15 +236,16 @@ export function formatTable(rows: BenchRow[]): string {
 }
 
 /**
- * contact-directory, this process (integrator stubs + load) and the servers it needs. Postgres and
- * NATS serve everyone on this machine; billed whole, so they over-count when others are busy.
+ * contact-directory, this process (integrator stubs + load) and the servers it needs. Postgres
+ * serves everyone on this machine; billed whole, so it over-counts when others are busy. NATS is the
+ * benchmark's own server (the harness starts one per run).
  */
 const classifyProcess: Classify = (info) => {
-  const { pid, comm } = info;
+  const { pid, ppid, comm } = info;
   if (pid === process.pid) return 'bench (stubs + load)';
   const app = serviceAppOf(info);
   if (app) return app;
   if (comm.startsWith('postgres')) return 'postgres (all)';
-  if (comm === 'nats-server') return 'nats (all)';
+  if (comm === 'nats-server') return ppid === process.pid ? 'nats' : 'other';
   return 'other';
 };

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   CREDENTIAL_REVOKED_SUBJECT,
   type CredentialVerdict,
@@ -13,7 +13,6 @@ import {
   queryDatabase,
   ServiceProcess,
   startTestPlatform,
-  TEST_NATS_URL,
   type TestDatabase,
   type TestEventNamespace,
   type TestPlatform,
@@ -66,7 +65,7 @@ describe('contact-directory (running process, real Postgres and NATS)', () => {
     platform = await startTestPlatform(['contact-directory'], { DIRECTORY_ADMIN_TOKEN: ADMIN_TOKEN });
     ({ database, events } = platform);
     service = platform.services['contact-directory'];
-    nats = await connect({ servers: TEST_NATS_URL });
+    nats = await platform.events.connect();
   });
 
   afterAll(async () => {

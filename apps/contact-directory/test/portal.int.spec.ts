@@ -2,14 +2,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   type CredentialVerdict,
   DirectoryPattern,
   type ResolveOrganisationContactsReply,
   type ResolveWebhookTargetReply,
   WEBHOOK_TARGET_CHANGED_SUBJECT,
+  type WebhookTarget,
 } from '@availability/contracts';
+import { openWebhookTarget, SealedBox } from '@availability/messaging';
 import {
   createTestDatabase,
   createTestEventNamespace,
@@ -17,7 +19,6 @@ import {
   freePort,
   queryDatabase,
   ServiceProcess,
-  TEST_NATS_URL,
   type TestDatabase,
   type TestEventNamespace,
 } from '@availability/testing';
@@ -146,7 +147,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
         LOG_LEVEL: 'info',
       },
     });
-    nats = await connect({ servers: TEST_NATS_URL });
+    nats = await events.connect();
   });
 
   afterAll(async () => {
@@ -181,7 +182,12 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
     expect(reply.ok).toBe(true);
     return reply.result as T;
   }
-  const target = (organisationId: unknown) => ask<ResolveWebhookTargetReply>(DirectoryPattern.ResolveWebhookTarget, { organisationId });
+  /** The target as the dispatcher sees it: the reply opened with the dispatcher's key (the secrets are sealed on the bus). */
+  async function target(organisationId: string): Promise<WebhookTarget> {
+    const reply = await ask<ResolveWebhookTargetReply>(DirectoryPattern.ResolveWebhookTarget, { organisationId });
+    const { directory, dispatcher } = events.credentials.sealing;
+    return openWebhookTarget(new SealedBox(dispatcher.seed), directory.publicKey, organisationId, reply);
+  }
 
   interface Org {
     id: string;
@@ -460,7 +466,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       });
       for (const request of [{}, { organisationId: 'x' }, { organisationId: randomUUID() }, null, 'x', { organisationId: 7 }]) {
         expect(await ask(DirectoryPattern.ResolveOrganisationContacts, request)).toEqual({ name: null, adminEmailAddresses: [] });
-        expect(await ask(DirectoryPattern.ResolveWebhookTarget, request)).toEqual({ baseUrl: null, secrets: [] });
+        expect(await ask(DirectoryPattern.ResolveWebhookTarget, request)).toEqual({ baseUrl: null, sealedTarget: null });
       }
     });
   });

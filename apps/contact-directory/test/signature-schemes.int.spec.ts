@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { DirectoryPattern, type ResolveWebhookTargetReply } from '@availability/contracts';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { DirectoryPattern, type ResolveWebhookTargetReply, type WebhookTarget } from '@availability/contracts';
+import { openWebhookTarget, SealedBox } from '@availability/messaging';
 import { issuePortalUserToken, PortalClient, WorkerContactsClient } from '@availability/platform-client';
-import { eventually, queryDatabase, startTestPlatform, TEST_ADMIN_TOKEN, TEST_NATS_URL, type TestPlatform } from '@availability/testing';
+import { eventually, queryDatabase, startTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform } from '@availability/testing';
 import { RemoteKeySet, verifyRequest, verifyStandardWebhook, type VerifyResult, WELL_KNOWN_KEY_SET_PATH } from '@availability/webhook-signing';
 
 /**
@@ -75,7 +76,7 @@ beforeAll(async () => {
   platform = await startTestPlatform(['contact-directory', 'webhook-dispatcher'], { LOG_LEVEL: 'debug' });
   integrator = new Integrator(new RemoteKeySet({ url: `${platform.url('webhook-dispatcher')}${WELL_KNOWN_KEY_SET_PATH}` }));
   await integrator.start();
-  nats = await connect({ servers: TEST_NATS_URL });
+  nats = await platform.events.connect();
 }, 120_000);
 
 afterAll(async () => {
@@ -91,9 +92,11 @@ async function organisation(kind: 'integrator' | 'hirer' = 'integrator') {
   return { id: org.id, token, portal: new PortalClient(platform.url('contact-directory'), token) };
 }
 
-async function target(organisationId: string): Promise<ResolveWebhookTargetReply> {
+/** The target as the dispatcher sees it: the reply opened with the dispatcher's key (the secrets are sealed on the bus). */
+async function target(organisationId: string): Promise<WebhookTarget> {
   const message = await nats.request(`${platform.events.prefix}${DirectoryPattern.ResolveWebhookTarget}`, JSON.stringify({ organisationId }), { timeout: 10_000 });
-  return message.json<{ result: ResolveWebhookTargetReply }>().result;
+  const { directory, dispatcher } = platform.events.credentials.sealing;
+  return openWebhookTarget(new SealedBox(dispatcher.seed), directory.publicKey, organisationId, message.json<{ result: ResolveWebhookTargetReply }>().result);
 }
 
 describe('signature schemes per endpoint', () => {

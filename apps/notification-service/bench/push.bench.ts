@@ -4,10 +4,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createTestDatabase, createTestEventNamespace, freePort, queryDatabase, TEST_NATS_URL } from '@availability/testing';
+import { createTestDatabase, createTestEventNamespace, freePort, queryDatabase, testBusEnv } from '@availability/testing';
 
 export interface PushBenchOptions {
   workers: number;
@@ -51,6 +50,7 @@ export async function runPushBenchmark(options: PushBenchOptions): Promise<PushB
     env: {
       ...process.env,
       ...events.env,
+      ...testBusEnv(events.env.NATS_URL, 'notification-service'),
       NODE_ENV: 'production',
       PORT: String(port),
       DATABASE_URL: database.url,
@@ -60,7 +60,7 @@ export async function runPushBenchmark(options: PushBenchOptions): Promise<PushB
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const nc = await connect({ servers: TEST_NATS_URL });
+  const nc = await events.connect();
   try {
     await waitForHealth(baseUrl);
     const organisationId = randomUUID();

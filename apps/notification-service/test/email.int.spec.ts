@@ -35,7 +35,7 @@ beforeAll(async () => {
     EMAIL_BACKOFF_MS: '100',
     PUSH_TRANSPORT: 'recording',
   });
-  events = await EventPublisher.connect(platform.events.prefix);
+  events = await EventPublisher.connect(platform.events);
   // contact-directory's answer to "who are this organisation's admins?".
   await answerRequests(events.nc, `${platform.events.prefix}${DirectoryPattern.ResolveOrganisationContacts}`, (request: unknown) => {
     contactRequests.push(request);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { TEST_NATS_URL } from '@availability/testing';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { TestEventNamespace } from '@availability/testing';
 
 /** Publishes events to a test namespace's stream exactly as the services' outbox relays do. */
 export class EventPublisher {
@@ -11,9 +11,9 @@ export class EventPublisher {
     private readonly prefix: string,
   ) {}
 
-  static async connect(prefix: string): Promise<EventPublisher> {
-    const nc = await connect({ servers: TEST_NATS_URL });
-    return new EventPublisher(nc, jetstream(nc), prefix);
+  static async connect(events: TestEventNamespace): Promise<EventPublisher> {
+    const nc = await events.connect();
+    return new EventPublisher(nc, jetstream(nc), events.prefix);
   }
 
   /** `msgId` defaults to the eventId; give another to get past JetStream's de-duplication (a true redelivery). */

@@ -41,7 +41,7 @@ beforeAll(async () => {
   const organisation = await platform.admin.createOrganisation(`Push Test ${randomBytes(3).toString('hex')}`, 'hirer');
   organisationId = organisation.id;
   workers = await platform.admin.createWorkers(organisationId, Array.from({ length: 8 }, (_, i) => ({ name: `Worker ${i}` })));
-  events = await EventPublisher.connect(platform.events.prefix);
+  events = await EventPublisher.connect(platform.events);
 });
 
 afterAll(async () => {

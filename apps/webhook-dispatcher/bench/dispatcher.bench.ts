@@ -3,10 +3,10 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { Agent, request } from 'undici';
 import { DirectoryPattern, EventSubject } from '@availability/contracts';
-import { ensureEventStream } from '@availability/messaging';
+import { ensureEventStream, SealedBox, sealWebhookTarget } from '@availability/messaging';
 import {
   type Classify,
   createTestDatabase,
@@ -17,7 +17,6 @@ import {
   otherDatabaseBackends,
   ServiceProcess,
   serviceAppOf,
-  TEST_NATS_URL,
 } from '@availability/testing';
 
 export interface DispatcherBenchOptions {
@@ -152,7 +151,7 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
   const o = { ...DEFAULT_OPTIONS, ...options };
   const database = await createTestDatabase();
   const events = await createTestEventNamespace();
-  const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
+  const nc: NatsConnection = await events.connect();
   await ensureEventStream(await jetstreamManager(nc), { name: events.stream, subjectPrefix: events.prefix });
   const js: JetStreamClient = jetstream(nc);
   const receiver = new Receiver();
@@ -160,11 +159,15 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
   await once(receiver.server, 'listening');
   const base = `http://localhost:${receiver.port}`;
   const targets = new Map<string, string>();
+  // Answers as contact-directory does: the secret sealed for the dispatcher.
+  const { directory, dispatcher: dispatcherKeys } = events.credentials.sealing;
+  const sealing = new SealedBox(directory.seed);
   nc.subscribe(`${events.prefix}${DirectoryPattern.ResolveWebhookTarget}`, {
     queue: 'contact-directory',
     callback: (_error, message) => {
       const { organisationId } = message.json<{ organisationId: string }>();
-      message.respond(JSON.stringify({ ok: true, result: { baseUrl: targets.get(organisationId) ?? null, secrets: ['bench-secret'] } }));
+      const target = { baseUrl: targets.get(organisationId) ?? null, secrets: ['bench-secret'] };
+      message.respond(JSON.stringify({ ok: true, result: sealWebhookTarget(sealing, dispatcherKeys.publicKey, organisationId, target) }));
     },
   });
   const dispatcher = await ServiceProcess.start({
@@ -520,12 +523,13 @@ async function classifyProcesses(databaseUrl: string): Promise<Classify> {
   // Without the list, every backend counts as ours: better than no figures.
   const others = await otherDatabaseBackends(databaseUrl).catch(() => new Set<number>());
   return (info) => {
-    const { pid, comm } = info;
+    const { pid, ppid, comm } = info;
     if (pid === process.pid) return 'bench';
     if (serviceAppOf(info) === 'webhook-dispatcher') return 'dispatcher';
     if (comm.startsWith('postgres')) return others.has(pid) ? 'other' : 'postgres';
     if (comm === 'redis-server') return 'redis';
-    if (comm === 'nats-server') return 'nats';
+    // The benchmark's own nats-server (the harness starts one per run); others on the machine are not ours.
+    if (comm === 'nats-server') return ppid === process.pid ? 'nats' : 'other';
     return 'other';
   };
 }

@@ -3,10 +3,10 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { DirectoryPattern, EventSubject, type ResolveWebhookTargetReply, WEBHOOK_TARGET_CHANGED_SUBJECT } from '@availability/contracts';
-import { ensureEventStream } from '@availability/messaging';
+import { DirectoryPattern, EventSubject, type ResolveWebhookTargetReply, WEBHOOK_TARGET_CHANGED_SUBJECT, type WebhookTarget } from '@availability/contracts';
+import { ensureEventStream, SealedBox, sealWebhookTarget } from '@availability/messaging';
 import { jetstreamManager } from '@nats-io/jetstream';
 import {
   answerRequests,
@@ -15,14 +15,13 @@ import {
   eventually,
   freePort,
   ServiceProcess,
-  TEST_NATS_URL,
   type TestDatabase,
   type TestEventNamespace,
   type TestServerCertificate,
 } from '@availability/testing';
 
 /** What the fake contact-directory answers for each organisation (absent: no base URL). */
-export type Targets = Map<string, ResolveWebhookTargetReply>;
+export type Targets = Map<string, WebhookTarget>;
 
 /**
  * The test's side of NATS: a fake `directory.webhook-target.resolve` responder speaking RequestReply's
@@ -38,16 +37,20 @@ export class TestNats {
     readonly prefix: string,
   ) {}
 
-  static async start(prefix: string, stream: string): Promise<TestNats> {
-    const nc = await connect({ servers: TEST_NATS_URL });
+  static async start(events: TestEventNamespace): Promise<TestNats> {
+    const { prefix, stream } = events;
+    const nc = await events.connect();
     await ensureEventStream(await jetstreamManager(nc), { name: stream, subjectPrefix: prefix });
     const nats = new TestNats(nc, jetstream(nc), prefix);
+    // Sealed with the directory's key for the dispatcher's, as contact-directory answers.
+    const { directory, dispatcher } = events.credentials.sealing;
+    const sealing = new SealedBox(directory.seed);
     await answerRequests<{ organisationId: string }, ResolveWebhookTargetReply>(
       nc,
       `${prefix}${DirectoryPattern.ResolveWebhookTarget}`,
       ({ organisationId }) => {
         nats.resolveCalls += 1;
-        return nats.targets.get(organisationId) ?? { baseUrl: null, secrets: [] };
+        return sealWebhookTarget(sealing, dispatcher.publicKey, organisationId, nats.targets.get(organisationId) ?? { baseUrl: null, secrets: [] });
       },
     );
     return nats;
@@ -222,7 +225,7 @@ export interface DispatcherTestBed {
 export async function startDispatcherTestBed(env: Record<string, string>): Promise<DispatcherTestBed> {
   const database = await createTestDatabase();
   const events = await createTestEventNamespace();
-  const nats = await TestNats.start(events.prefix, events.stream);
+  const nats = await TestNats.start(events);
   const receiver = await Receiver.start();
   const dispatcher = await ServiceProcess.start({
     app: 'webhook-dispatcher',

@@ -7,3 +7,7 @@ export * from './outbox/outbox.module.js';
 export * from './outbox/outbox.js';
 export * from './nats/request-reply.js';
 export * from './consumer/durable-consumer.js';
+export * from './nats/bus-permissions.js';
+export * from './nats/bus-credentials.js';
+export * from './sealing/sealed-box.js';
+export * from './sealing/webhook-target-seal.js';

@@ -7,3 +7,5 @@ export * from './stand-in-responder.js';
 export * from './openapi-documents.js';
 export * from './cpu-usage.js';
 export * from './test-certificates.js';
+export * from './test-nats-server.js';
+export * from './nats-server-process.js';

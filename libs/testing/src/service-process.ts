@@ -1,19 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { testBusEnv } from './test-nats-server.js';
 
-/** A free TCP port on loopback, for a service under test. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+export { freePort } from './free-port.js';
 
 export interface ServiceProcessOptions {
   /** App folder name under apps/, e.g. `offers-api`. Runs the built `dist/apps/<name>/src/main.js`. */
@@ -46,8 +37,17 @@ export class ServiceProcess {
     const entry = resolve(process.cwd(), 'dist/apps', this.options.app, 'src/main.js');
     this.output = [];
     const child = spawn(process.execPath, [entry], {
-      // Suites send far more than a client's minute of requests; the limiter still runs (and is tested on its own).
-      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', PORT: String(this.options.port), ...this.options.env },
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        // Suites send far more than a client's minute of requests; the limiter still runs (and is tested on its own).
+        RATE_LIMIT_PER_MINUTE: '100000000',
+        PORT: String(this.options.port),
+        // Its own NATS credentials (and sealing key) on the suite's test server, nobody else's.
+        ...testBusEnv(this.options.env.NATS_URL, this.options.app),
+        ...this.options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;

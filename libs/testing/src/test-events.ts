@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { BusCredentials, BusService } from '@availability/messaging';
 import { Redis } from 'ioredis';
+import { startTestNatsServer } from './test-nats-server.js';
 
-export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** An event as stored in the stream, with the headers the outbox relay sets. */
@@ -18,16 +19,30 @@ export interface StoredEvent {
 }
 
 /**
- * A private event stream and subject prefix for one test suite: services started with these
- * settings publish and consume only here, so suites running side by side never see each other.
+ * A private, authenticated NATS server, event stream and subject prefix for one test suite:
+ * services started with these settings (ServiceProcess adds each one's own credentials) publish and
+ * consume only here, with the permissions they have in a deployment.
  */
 export interface TestEventNamespace {
   stream: string;
   prefix: string;
   env: Record<string, string>;
+  /** The services' nkeys and sealing keys on this suite's server. */
+  credentials: BusCredentials;
+  /**
+   * A client of this suite's server: by default the suite's own unrestricted user; a service's name
+   * connects as that service (with its permissions), `anonymous` with no credentials.
+   */
+  connect(as?: BusService | 'observer' | 'anonymous'): Promise<NatsConnection>;
+  /** What the suite's NATS server refused so far (publishes, subscriptions, logins), as it logged them. */
+  busViolations(): string[];
   /** Every message stored in the stream so far, optionally only one subject (without prefix). */
   messages(subject?: string): Promise<Array<StoredEvent>>;
-  /** Deletes the stream and the queues' keys in Redis (jobs a suite left delayed or failed). */
+  /**
+   * Stops the suite's NATS server (its stream goes with it) and deletes the queues' keys in Redis (jobs
+   * left delayed or failed). Fails if the server refused a service process anything (the suite's own
+   * clients, `connect()`, may be refused).
+   */
   dispose(): Promise<void>;
 }
 
@@ -35,12 +50,16 @@ export async function createTestEventNamespace(): Promise<TestEventNamespace> {
   const id = randomBytes(5).toString('hex');
   const stream = `TEST_${id}`;
   const prefix = `t${id}.`;
-  const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
+  const server = await startTestNatsServer({ subjectPrefix: prefix, stream });
+  const nc: NatsConnection = await server.connect();
   const jsm = await jetstreamManager(nc);
   return {
     stream,
     prefix,
-    env: { EVENTS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, NATS_URL: TEST_NATS_URL, QUEUE_PREFIX: `test_${id}` },
+    env: { EVENTS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, NATS_URL: server.url, QUEUE_PREFIX: `test_${id}` },
+    credentials: server.credentials,
+    connect: (as) => server.connect(as),
+    busViolations: () => server.violations(),
     async messages(subject?: string) {
       const info = await jsm.streams.info(stream).catch(() => undefined);
       if (!info || info.state.messages === 0) return [];
@@ -70,9 +89,14 @@ export async function createTestEventNamespace(): Promise<TestEventNamespace> {
       return out;
     },
     async dispose() {
-      await jsm.streams.delete(stream).catch(() => undefined);
+      // A service refused anything is a permission its role lacks: it would be refused in production too.
+      const refused = server.violations().filter((line) => !line.includes('nats.js:test-'));
       await nc.close();
+      await server.stop();
       await deleteKeys(`test_${id}:*`);
+      if (refused.length > 0) {
+        throw new Error(`the bus refused a service (its role in libs/messaging bus-permissions.ts lacks it):\n${refused.join('\n')}`);
+      }
     },
   };
 }

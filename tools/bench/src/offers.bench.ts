@@ -1,7 +1,6 @@
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { EventSubject } from '@availability/contracts';
 import { expectStatus, offerBody, OffersClient, seedOrganisation } from '@availability/platform-client';
 import {
@@ -12,7 +11,6 @@ import {
   queryDatabase,
   serviceAppOf,
   startTestPlatform,
-  TEST_NATS_URL,
 } from '@availability/testing';
 import { type LoadOptions, type LoadResult, runLoad } from './load.js';
 import { NodeProcess } from './node-process.js';
@@ -52,7 +50,7 @@ export async function runOffersBench(settings: OffersBenchSettings, signal: Abor
   const platform = await startTestPlatform(['contact-directory', 'offers-api'], { LOG_LEVEL: 'warn', HTTP_REQUEST_LOGS: 'false' });
   defer(() => platform.stop());
   const databaseUrl = platform.database.url;
-  const nc = await connect({ servers: TEST_NATS_URL });
+  const nc = await platform.events.connect();
   defer(() => nc.close());
   const jsm = await jetstreamManager(nc);
 
@@ -195,9 +193,10 @@ async function classifyProcesses(databaseUrl: string): Promise<Classify> {
   return (info) => {
     const { pid, ppid, comm, cmdline } = info;
     if (pid === process.pid) return 'load generator';
+    // The benchmark's own nats-server (the harness starts one per run); others on the machine are not ours.
+    if (comm === 'nats-server') return ppid === process.pid ? 'nats' : 'other';
     if (ppid === process.pid) return serviceAppOf(info) ?? (cmdline.includes('baseline-server') ? 'bare server' : 'other');
     if (comm.startsWith('postgres')) return others.has(pid) ? 'other' : 'postgres';
-    if (comm === 'nats-server') return 'nats';
     if (ppid === 2 || pid === 2) return 'kernel';
     return 'other';
   };

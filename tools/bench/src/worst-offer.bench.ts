@@ -2,8 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { OfferLimits } from '@availability/contracts';
 import { MAX_JSON_ITEMS, MAX_OBJECT_PROPERTIES } from '@availability/service-core';
 import { offerBody, seedOrganisation } from '@availability/platform-client';
-import { measureCpu, queryDatabase, startTestPlatform, TEST_NATS_URL } from '@availability/testing';
-import { connect } from '@nats-io/transport-node';
+import { measureCpu, queryDatabase, startTestPlatform } from '@availability/testing';
 import type { Defer } from './offers.bench.js';
 import { type BenchReport, type CheckFigures, machineInfo } from './report.js';
 
@@ -84,7 +83,7 @@ export async function runWorstOfferBench(settings: WorstOfferBenchSettings, sign
   );
 
   const [{ server_version: postgres }] = await queryDatabase<{ server_version: string }>(platform.database.url, 'SHOW server_version');
-  const nc = await connect({ servers: TEST_NATS_URL });
+  const nc = await platform.events.connect();
   const nats = nc.info?.version ?? 'unknown';
   await nc.close();
   return {

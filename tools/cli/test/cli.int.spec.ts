@@ -2,14 +2,13 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { type CredentialVerdict, DirectoryPattern } from '@availability/contracts';
 import {
   freePort,
   queryDatabase,
   type ServiceProcess,
   startTestPlatform,
-  TEST_NATS_URL,
   type TestDatabase,
   type TestEventNamespace,
   type TestPlatform,
@@ -47,7 +46,7 @@ describe('cli against a running contact-directory', () => {
     platform = await startTestPlatform(['contact-directory'], { DIRECTORY_ADMIN_TOKEN: ADMIN_TOKEN });
     ({ database, events } = platform);
     directory = platform.services['contact-directory'];
-    nats = await connect({ servers: TEST_NATS_URL });
+    nats = await events.connect();
   });
 
   afterAll(async () => {

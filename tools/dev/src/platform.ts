@@ -25,3 +25,10 @@ export const MAIL_CATCHER_PORT = 2525;
 
 /** Where the mail catcher lists what arrived (Mailpit's port and API, as in docker-compose.yml). */
 export const MAIL_CATCHER_HTTP_PORT = 8025;
+
+/**
+ * The launcher's own authenticated nats-server (not the default 4222, so an unauthenticated NATS
+ * left running there is never used by mistake), and where its keys and store live (out of git).
+ */
+export const DEV_NATS_PORT = Number(process.env.DEV_NATS_PORT ?? 4223);
+export const DEV_BUS_DIR = '.nats/dev';

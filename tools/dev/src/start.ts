@@ -5,13 +5,17 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateSigningKeysJson } from '@availability/webhook-signing';
+import { NatsServerProcess } from '@availability/testing';
+import { writeBusConfig, type WrittenBusConfig } from './bus-config.js';
 import { startMailCatcher } from './mail-catcher.js';
-import { MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_PORT, PLATFORM_SERVICES, type PlatformService } from './platform.js';
+import { DEV_BUS_DIR, DEV_NATS_PORT, MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_PORT, PLATFORM_SERVICES, type PlatformService } from './platform.js';
 
 /**
  * Starts the whole platform locally, each service as its own process (as deployed), against the
- * local PostgreSQL, Redis and NATS. Each service applies its own migrations and ensures the event
- * stream at start-up, so a fresh machine needs nothing else. Ctrl-C stops them all gracefully.
+ * local PostgreSQL and Redis, and its own authenticated nats-server configured as in a deployment
+ * (bus-config.ts; keys under .nats/dev, out of git). Each service applies its own migrations and
+ * ensures the event stream at start-up, so a fresh machine needs nothing else. Ctrl-C stops them all
+ * gracefully.
  */
 const running: Array<{ service: PlatformService; child: ChildProcess }> = [];
 
@@ -19,10 +23,13 @@ const running: Array<{ service: PlatformService; child: ChildProcess }> = [];
 // publishes it: one key for this run, generated now (never written anywhere), unless one is configured.
 const signingKeys = process.env.WEBHOOK_SIGNING_KEYS || generateSigningKeysJson(`dev-${randomBytes(4).toString('hex')}`);
 let stopping = false;
+let nats: NatsServerProcess | undefined;
+let bus: WrittenBusConfig | undefined;
+const natsUrl = `nats://127.0.0.1:${DEV_NATS_PORT}`;
 
 async function startService(service: PlatformService): Promise<void> {
   const child = spawn(process.execPath, [resolve('dist/apps', service.app, 'src/main.js')], {
-    env: { LOG_LEVEL: 'info', ...process.env, WEBHOOK_SIGNING_KEYS: signingKeys, ...service.env, PORT: String(service.port) },
+    env: { LOG_LEVEL: 'info', ...process.env, WEBHOOK_SIGNING_KEYS: signingKeys, ...service.env, NATS_URL: natsUrl, ...bus?.serviceEnv(service.app), PORT: String(service.port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push({ service, child });
@@ -59,13 +66,28 @@ async function stopAll(exitCode: number): Promise<void> {
     await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
     console.log(`■ ${service.app} stopped`);
   }
+  await nats?.stop();
   process.exit(exitCode);
 }
 
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
+async function startBus(): Promise<void> {
+  const dir = resolve(DEV_BUS_DIR);
+  bus = await writeBusConfig({
+    dir,
+    listen: `127.0.0.1:${DEV_NATS_PORT}`,
+    storeDir: resolve(dir, 'jetstream'),
+    subjectPrefix: process.env.NATS_SUBJECT_PREFIX ?? '',
+    stream: process.env.EVENTS_STREAM ?? 'PLATFORM',
+  });
+  nats = await NatsServerProcess.start(bus.configFile, { ownProcessGroup: true });
+  console.log(`✔ ${'nats-server'.padEnd(20)} ${natsUrl}  — JetStream, each service with its own nkey (${DEV_BUS_DIR}/nats-server.conf)`);
+}
+
 try {
+  await startBus();
   await startMailCatcher(MAIL_CATCHER_PORT, MAIL_CATCHER_HTTP_PORT, (line) => console.log(`[mail] ${line}`));
   console.log(
     `✔ ${'mail catcher'.padEnd(20)} smtp://127.0.0.1:${MAIL_CATCHER_PORT}  (list http://localhost:${MAIL_CATCHER_HTTP_PORT}/api/v1/messages) — development e-mail is printed here`,

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
 import { createTestCertificates } from '@availability/testing';
 import { randomBytes } from 'node:crypto';
+import { createNkeyPair, createSealingKeys } from '@availability/messaging';
 import { generateSigningKeysJson } from '@availability/webhook-signing';
 import {
   addressPolicy,
@@ -17,6 +18,8 @@ const LONG_TOKEN = randomBytes(24).toString('base64url');
 const METRICS_TOKEN = randomBytes(24).toString('base64url');
 const KEY = randomBytes(32).toString('base64');
 const SIGNING_KEYS = generateSigningKeysJson('test-1');
+/** The bus settings production requires: the service's NATS nkey, its sealing seed and the dispatcher's key. */
+const BUS = { NATS_NKEY_SEED: createNkeyPair().seed, DIRECTORY_XKEY_SEED: createSealingKeys().seed, DISPATCHER_XKEY: createSealingKeys().publicKey };
 
 describe('ContactDirectoryConfig', () => {
   it('defaults to port 3001 and a development admin token', () => {
@@ -33,7 +36,7 @@ describe('ContactDirectoryConfig', () => {
   });
 
   it('refuses to start in production without a real admin token, without revealing it', () => {
-    const production = { NODE_ENV: 'production', DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS };
+    const production = { NODE_ENV: 'production', DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS, ...BUS };
     expect(() => loadConfig(ContactDirectoryConfig, production)).toThrow(/DIRECTORY_ADMIN_TOKEN: must not be the development default/);
     const load = (token: string) => () => loadConfig(ContactDirectoryConfig, { ...production, DIRECTORY_ADMIN_TOKEN: token });
     expect(load('short-secret')).toThrow(ConfigValidationError);
@@ -52,7 +55,7 @@ describe('ContactDirectoryConfig', () => {
     const dev = loadConfig(ContactDirectoryConfig, {});
     expect(secretKey(dev)).toHaveLength(32);
     expect(dev.DIRECTORY_SECRET_KEY).toBe(DEV_SECRET_KEY);
-    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, METRICS_TOKEN };
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, METRICS_TOKEN, ...BUS };
     expect(() => loadConfig(ContactDirectoryConfig, production)).toThrow(/DIRECTORY_SECRET_KEY: must not be the development default/);
     const short = randomBytes(16).toString('base64');
     expect(() => assertKeys(loadConfig(ContactDirectoryConfig, { DIRECTORY_SECRET_KEY: short }))).toThrow(/DIRECTORY_SECRET_KEY: must be 32 bytes/);
@@ -62,7 +65,7 @@ describe('ContactDirectoryConfig', () => {
 
   it('allows loopback calls to integrators outside production only, unless configured', () => {
     expect(addressPolicy(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'test' }))).toEqual({ allowLoopback: true, allowPrivate: false });
-    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS };
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS, ...BUS };
     expect(addressPolicy(loadConfig(ContactDirectoryConfig, production))).toEqual({ allowLoopback: false, allowPrivate: false });
     expect(addressPolicy(loadConfig(ContactDirectoryConfig, { WEBHOOK_ALLOW_LOOPBACK: 'false', WEBHOOK_ALLOW_PRIVATE: 'true' }))).toEqual({
       allowLoopback: false,
@@ -72,7 +75,7 @@ describe('ContactDirectoryConfig', () => {
   });
 
   it('needs signing keys in production, generates one elsewhere, and never shows key material in errors', () => {
-    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN };
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, ...BUS };
     expect(() => loadConfig(ContactDirectoryConfig, production)).toThrow(/WEBHOOK_SIGNING_KEYS: must be set/);
     const broken = loadConfig(ContactDirectoryConfig, { ...production, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS.replace('"kid":"test-1"', '"kid":""') });
     expect(() => assertKeys(broken)).toThrow(/WEBHOOK_SIGNING_KEYS: key 1: kid/);
@@ -81,6 +84,18 @@ describe('ContactDirectoryConfig', () => {
     expect(signingKeys(development).active.kid).toMatch(/^dev-/);
     expect(signingKeys(development).keySet()).toEqual(signingKeys(development).keySet());
     expect(signingKeys(loadConfig(ContactDirectoryConfig, { WEBHOOK_SIGNING_KEYS: SIGNING_KEYS })).active.kid).toBe('test-1');
+  });
+
+  it('needs its sealing keys in production, and refuses malformed keys anywhere, without revealing them', () => {
+    const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS };
+    expect(() => loadConfig(ContactDirectoryConfig, { ...production, NATS_NKEY_SEED: BUS.NATS_NKEY_SEED })).toThrow(
+      /DIRECTORY_XKEY_SEED: must be set[\s\S]*DISPATCHER_XKEY: must be set/,
+    );
+    expect(() => loadConfig(ContactDirectoryConfig, { NATS_NKEY_SEED: 'SUnot-a-seed' })).toThrow(/NATS_NKEY_SEED/);
+    const wrongKind = loadConfig(ContactDirectoryConfig, { DIRECTORY_XKEY_SEED: BUS.NATS_NKEY_SEED, DISPATCHER_XKEY: 'Xnot-a-key' });
+    expect(() => assertKeys(wrongKind)).toThrow(/DIRECTORY_XKEY_SEED: must be an xkey seed[\s\S]*DISPATCHER_XKEY: must be a public xkey/);
+    expect(() => assertKeys(wrongKind)).not.toThrow(BUS.NATS_NKEY_SEED);
+    expect(() => assertKeys(loadConfig(ContactDirectoryConfig, { NODE_ENV: 'test', ...BUS }))).not.toThrow();
   });
 
   it('reads the grace period and suggestion limits', () => {

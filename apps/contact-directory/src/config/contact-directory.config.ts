@@ -1,5 +1,6 @@
-import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, developmentOnly, InProduction, realSecret, requiredOr, ServiceConfig } from '@availability/service-core';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ConfigValidationError, developmentOnly, InProduction, realSecret, required, requiredOr, ServiceConfig } from '@availability/service-core';
+import { sealingKeysProblems } from '@availability/messaging';
 import { type AddressPolicy, type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
 
@@ -38,6 +39,21 @@ export class ContactDirectoryConfig extends ServiceConfig {
   @MaxLength(100)
   @InProduction(realSecret(DEV_SECRET_KEY))
   DIRECTORY_SECRET_KEY = DEV_SECRET_KEY;
+
+  /**
+   * This service's xkey seed (`SX…`, `npm run nats:config` makes one): seals the webhook secrets it
+   * sends the dispatcher. Required in production; without it and DISPATCHER_XKEY no webhook target is served.
+   */
+  @IsOptional()
+  @IsString()
+  @InProduction(required)
+  DIRECTORY_XKEY_SEED = '';
+
+  /** The webhook dispatcher's public xkey (`X…`): only the holder of its seed can open the sealed secrets. */
+  @IsOptional()
+  @IsString()
+  @InProduction(required)
+  DISPATCHER_XKEY = '';
 
   /** Whether calls to integrators may go to loopback addresses; `auto` = only outside production. */
   @IsIn(TRI_STATE)
@@ -102,7 +118,7 @@ export class ContactDirectoryConfig extends ServiceConfig {
 }
 
 /**
- * The keys' start-up checks (the secret key's format, the signing keys), every problem at once;
+ * The keys' start-up checks (the secret key's format, the signing and sealing keys), every problem at once;
  * messages name the variable, never the value.
  */
 export function assertKeys(config: ContactDirectoryConfig): void {
@@ -113,6 +129,7 @@ export function assertKeys(config: ContactDirectoryConfig): void {
   } catch (error) {
     problems.push(...(error as ConfigValidationError).problems);
   }
+  problems.push(...sealingKeysProblems({ seed: ['DIRECTORY_XKEY_SEED', config.DIRECTORY_XKEY_SEED], peer: ['DISPATCHER_XKEY', config.DISPATCHER_XKEY] }));
   if (problems.length > 0) throw new ConfigValidationError(problems);
 }
 

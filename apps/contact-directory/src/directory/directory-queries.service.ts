@@ -3,7 +3,7 @@ import type {
   CredentialVerdict,
   ResolveOfferAudienceReply,
   ResolveOrganisationContactsReply,
-  ResolveWebhookTargetReply,
+  WebhookTarget,
 } from '@availability/contracts';
 import { SecretBox } from '../company-profile/secret-box.js';
 import { isTokenHash } from '../credentials/credential-tokens.js';
@@ -38,10 +38,11 @@ export class DirectoryQueries {
 
   /**
    * Where and how to call an organisation: its base URL and signing secrets in clear, newest first
-   * (the replaced one only while its grace period runs). No usable secret means no calls.
+   * (the replaced one only while its grace period runs). No usable secret means no calls. The
+   * responder seals the secrets before they leave this process.
    */
-  async resolveWebhookTarget(request: unknown): Promise<ResolveWebhookTargetReply> {
-    const none: ResolveWebhookTargetReply = { baseUrl: null, secrets: [] };
+  async resolveWebhookTarget(request: unknown): Promise<WebhookTarget> {
+    const none: WebhookTarget = { baseUrl: null, secrets: [] };
     const organisationId = (request as { organisationId?: unknown } | null)?.organisationId;
     if (!isUuid(organisationId)) return none;
     const target = await this.portal.webhookTarget(organisationId.toLowerCase());

@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import {
   type CredentialVerdict,
   DirectoryPattern,
@@ -6,7 +6,8 @@ import {
   type ResolveOrganisationContactsReply,
   type ResolveWebhookTargetReply,
 } from '@availability/contracts';
-import { RequestReply } from '@availability/messaging';
+import { RequestReply, SealedBox, sealWebhookTarget } from '@availability/messaging';
+import { ContactDirectoryConfig } from '../config/contact-directory.config.js';
 import { DirectoryQueries } from '../directory/directory-queries.service.js';
 
 /** Queue group of the directory's responders: each request is answered by one instance. */
@@ -18,10 +19,17 @@ export const RESPONDER_QUEUE = 'contact-directory';
  */
 @Injectable()
 export class DirectoryResponder implements OnApplicationBootstrap {
+  private readonly logger = new Logger('DirectoryResponder');
+  private readonly sealing?: SealedBox;
+
   constructor(
     private readonly rpc: RequestReply,
     private readonly queries: DirectoryQueries,
-  ) {}
+    private readonly config: ContactDirectoryConfig,
+  ) {
+    if (config.DIRECTORY_XKEY_SEED && config.DISPATCHER_XKEY) this.sealing = new SealedBox(config.DIRECTORY_XKEY_SEED);
+    else this.logger.warn('DIRECTORY_XKEY_SEED or DISPATCHER_XKEY not set: webhook targets are not served, so no webhooks are sent');
+  }
 
   onApplicationBootstrap(): void {
     this.rpc.serve<unknown, CredentialVerdict>(DirectoryPattern.VerifyCredential, RESPONDER_QUEUE, (request) =>
@@ -31,10 +39,18 @@ export class DirectoryResponder implements OnApplicationBootstrap {
       this.queries.resolveOfferAudience(request),
     );
     this.rpc.serve<unknown, ResolveWebhookTargetReply>(DirectoryPattern.ResolveWebhookTarget, RESPONDER_QUEUE, (request) =>
-      this.queries.resolveWebhookTarget(request),
+      this.resolveWebhookTarget(request),
     );
     this.rpc.serve<unknown, ResolveOrganisationContactsReply>(DirectoryPattern.ResolveOrganisationContacts, RESPONDER_QUEUE, (request) =>
       this.queries.resolveOrganisationContacts(request),
     );
+  }
+
+  /** The target with its secrets sealed for the dispatcher alone: they never cross the bus in clear. */
+  private async resolveWebhookTarget(request: unknown): Promise<ResolveWebhookTargetReply> {
+    if (!this.sealing) throw new Error('webhook target sealing is not configured');
+    const target = await this.queries.resolveWebhookTarget(request);
+    const organisationId = String((request as { organisationId?: unknown } | null)?.organisationId ?? '');
+    return sealWebhookTarget(this.sealing, this.config.DISPATCHER_XKEY, organisationId, target);
   }
 }

@@ -10,6 +10,7 @@ import {
   type WebhookEndpointDisabledEvent,
 } from '@availability/contracts';
 import {
+  BUS_ROLES,
   DurableConsumer,
   EVENT_STREAM_READY,
   JETSTREAM,
@@ -22,17 +23,12 @@ import { NotificationServiceConfig } from '../config/notification-service.config
 import { EmailService } from '../email/email.service.js';
 import { PushService } from '../push/push.service.js';
 
-export const DURABLE_NAME = 'notification-service';
+/** The durable consumer and its events, as the bus permissions allow them (libs/messaging bus-permissions.ts). */
+const CONSUMER = BUS_ROLES['notification-service'].consumes;
+export const DURABLE_NAME = CONSUMER.durableName;
 
-/** Never reorder: each subject's JetStream consumer is named by its position (`notification-service-<n>`). */
-export const CONSUMED_SUBJECTS = [
-  EventSubject.OfferCreated,
-  EventSubject.OfferCompleted,
-  EventSubject.OfferWithdrawn,
-  EventSubject.OfferResponseRecorded,
-  EventSubject.InviteCreated,
-  EventSubject.WebhookEndpointDisabled,
-] as const;
+/** Never reorder (in bus-permissions.ts): each subject's JetStream consumer is named by its position (`notification-service-<n>`). */
+export const CONSUMED_SUBJECTS = CONSUMER.subjects;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

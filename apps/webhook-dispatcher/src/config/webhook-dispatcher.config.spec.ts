@@ -2,11 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
+import { createNkeyPair, createSealingKeys } from '@availability/messaging';
 import { createTestCertificates } from '@availability/testing';
 import { generateSigningKeysJson } from '@availability/webhook-signing';
 import { outboundClientOptions, resolveDispatcherConfig, signingKeys, WebhookDispatcherConfig } from './webhook-dispatcher.config.js';
 
 const SIGNING_KEYS = generateSigningKeysJson('test-1');
+
+/** The bus settings production requires: the service's NATS nkey, its sealing seed and the directory's key. */
+const BUS = { NATS_NKEY_SEED: createNkeyPair().seed, DISPATCHER_XKEY_SEED: createSealingKeys().seed, DIRECTORY_XKEY: createSealingKeys().publicKey };
 
 describe('WebhookDispatcherConfig', () => {
   it('defaults to port 3003, a day of retries, and loopback allowed outside production', () => {
@@ -18,6 +22,7 @@ describe('WebhookDispatcherConfig', () => {
     const real = {
       NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: randomBytes(24).toString('base64url'), METRICS_TOKEN: randomBytes(24).toString('base64url'),
       WEBHOOK_SIGNING_KEYS: SIGNING_KEYS,
+      ...BUS,
     };
     const production = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, real), {});
     expect(production.WEBHOOK_ALLOW_LOOPBACK).toBe(false);
@@ -30,7 +35,7 @@ describe('WebhookDispatcherConfig', () => {
   });
 
   it('needs signing keys in production, generates one elsewhere, and never shows key material in errors', () => {
-    const production = { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: randomBytes(24).toString('base64url'), METRICS_TOKEN: randomBytes(24).toString('base64url') };
+    const production = { NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: randomBytes(24).toString('base64url'), METRICS_TOKEN: randomBytes(24).toString('base64url'), ...BUS };
     expect(() => loadConfig(WebhookDispatcherConfig, production)).toThrow(/WEBHOOK_SIGNING_KEYS: must be set/);
     const broken = SIGNING_KEYS.replace('"kid":"test-1"', '"kid":"test 1"');
     const config = loadConfig(WebhookDispatcherConfig, { ...production, WEBHOOK_SIGNING_KEYS: broken });
@@ -39,6 +44,17 @@ describe('WebhookDispatcherConfig', () => {
     const development = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, {}), {});
     expect(signingKeys(development).active.kid).toMatch(/^dev-/);
     expect(signingKeys(development).keySet()).toEqual(signingKeys(development).keySet());
+  });
+
+  it('needs its sealing keys in production', () => {
+    const production = {
+      NODE_ENV: 'production', DISPATCHER_ADMIN_TOKEN: randomBytes(24).toString('base64url'), METRICS_TOKEN: randomBytes(24).toString('base64url'),
+      WEBHOOK_SIGNING_KEYS: SIGNING_KEYS,
+    };
+    expect(() => loadConfig(WebhookDispatcherConfig, { ...production, NATS_NKEY_SEED: BUS.NATS_NKEY_SEED })).toThrow(
+      /DISPATCHER_XKEY_SEED: must be set[\s\S]*DIRECTORY_XKEY: must be set/,
+    );
+    expect(() => resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, { ...production, ...BUS }), {})).not.toThrow();
   });
 
   it('takes a fraction of an hour as the disable-after window', () => {

@@ -1,5 +1,6 @@
-import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, developmentOnly, InProduction, realSecret, requiredOr, ServiceConfig } from '@availability/service-core';
+import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ConfigValidationError, developmentOnly, InProduction, realSecret, required, requiredOr, ServiceConfig } from '@availability/service-core';
+import { sealingKeysProblems } from '@availability/messaging';
 import { type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
 
@@ -20,6 +21,21 @@ export class WebhookDispatcherConfig extends ServiceConfig {
   @IsNotEmpty()
   @MaxLength(512)
   DISPATCHER_ADMIN_TOKEN = 'dev-dispatcher-admin-token';
+
+  /**
+   * This service's xkey seed (`SX…`, `npm run nats:config` makes one): opens the webhook secrets
+   * contact-directory seals for it. Required in production; without it no webhook target resolves.
+   */
+  @IsOptional()
+  @IsString()
+  @InProduction(required)
+  DISPATCHER_XKEY_SEED = '';
+
+  /** contact-directory's public xkey (`X…`): a sealed target is accepted only if that key sealed it. */
+  @IsOptional()
+  @IsString()
+  @InProduction(required)
+  DIRECTORY_XKEY = '';
 
   /** Per-attempt timeout of a call to an integrator (connect, headers and body). */
   @IsInt()
@@ -158,6 +174,8 @@ export class WebhookDispatcherConfig extends ServiceConfig {
  * Outside production, loopback calls are allowed unless WEBHOOK_ALLOW_LOOPBACK says otherwise.
  */
 export function resolveDispatcherConfig(config: WebhookDispatcherConfig, env: Record<string, string | undefined> = process.env): WebhookDispatcherConfig {
+  const problems = sealingKeysProblems({ seed: ['DISPATCHER_XKEY_SEED', config.DISPATCHER_XKEY_SEED], peer: ['DIRECTORY_XKEY', config.DIRECTORY_XKEY] });
+  if (problems.length > 0) throw new ConfigValidationError(problems);
   if (config.NODE_ENV !== 'production' && (env.WEBHOOK_ALLOW_LOOPBACK ?? '') === '') config.WEBHOOK_ALLOW_LOOPBACK = true;
   signingKeys(config);
   return config;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { EventSubject } from '@availability/contracts';
 import {
+  BUS_ROLES,
   DurableConsumer,
   EVENT_STREAM_READY,
   JETSTREAM,
@@ -19,9 +19,11 @@ import { EndpointRegistry } from './endpoint-registry.js';
 import { HeldDeliveries } from './held-deliveries.js';
 import { TargetResolver } from './target-resolver.js';
 
-export const DURABLE_NAME = 'webhook-dispatcher';
-/** The events that call integrators; the order keeps JetStream consumer names stable. */
-export const WEBHOOK_EVENTS = [EventSubject.OfferResponseRecorded, EventSubject.ContactAdded];
+/** The durable consumer and its events, as the bus permissions allow them (libs/messaging bus-permissions.ts). */
+const CONSUMER = BUS_ROLES['webhook-dispatcher'].consumes;
+export const DURABLE_NAME = CONSUMER.durableName;
+/** The events that call integrators; the order (in bus-permissions.ts) keeps JetStream consumer names stable. */
+export const WEBHOOK_EVENTS = CONSUMER.subjects;
 
 /**
  * Turns events into deliveries: one delivery row (idempotent) and one BullMQ job (deterministic id)

@@ -50,10 +50,11 @@ export interface ResolveWebhookTargetRequest {
 
 /**
  * Where and how to call an organisation's service. `baseUrl` null: the organisation has no saved
- * base URL and gets no calls. `secrets` are the signing secrets in clear, newest first; two during a
- * rotation's grace period. Only the webhook dispatcher asks for this.
+ * base URL and gets no calls. `secrets` are the signing secrets, newest first; two during a
+ * rotation's grace period. This is what the webhook dispatcher holds after opening the reply; the
+ * secrets never cross the bus in clear.
  */
-export interface ResolveWebhookTargetReply {
+export interface WebhookTarget {
   baseUrl: string | null;
   secrets: string[];
   /**
@@ -61,6 +62,22 @@ export interface ResolveWebhookTargetReply {
    * SignatureScheme). Absent (a directory older than this field) means `["hmac", "v1"]`.
    */
   signatureSchemes?: string[];
+}
+
+/**
+ * The answer to ResolveWebhookTarget. `sealedTarget` is base64 of a NaCl box (X25519 +
+ * XSalsa20-Poly1305) from contact-directory's xkey to the dispatcher's, of the JSON
+ * `SealedWebhookTarget`: only the dispatcher can open it, and only if the directory sealed it
+ * (libs/messaging webhook-target-seal.ts). Null when the organisation gets no calls.
+ */
+export interface ResolveWebhookTargetReply {
+  baseUrl: string | null;
+  sealedTarget: string | null;
+}
+
+/** What is sealed: the target, bound to the organisation it was asked for (a reply for another one is refused). */
+export interface SealedWebhookTarget extends WebhookTarget {
+  organisationId: string;
 }
 
 export interface WebhookTargetChangedMessage {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { createTestEventNamespace, eventually, type TestEventNamespace, TEST_NATS_URL } from '@availability/testing';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { createTestEventNamespace, eventually, type TestEventNamespace } from '@availability/testing';
 import { ensureEventStream } from '../events/event-stream.js';
 import { DurableConsumer, PoisonMessageError, redeliveryDelay } from './durable-consumer.js';
 
@@ -12,7 +12,7 @@ let jsm: JetStreamManager;
 
 beforeAll(async () => {
   namespace = await createTestEventNamespace();
-  nc = await connect({ servers: TEST_NATS_URL });
+  nc = await namespace.connect();
   js = jetstream(nc);
   jsm = await jetstreamManager(nc);
   await ensureEventStream(jsm, { name: namespace.stream, subjectPrefix: namespace.prefix });

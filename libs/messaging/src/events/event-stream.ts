@@ -1,5 +1,6 @@
 import { type JetStreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
+import { Logger } from '@nestjs/common';
+import { nanos, PermissionViolationError } from '@nats-io/transport-node';
 import { STREAM_SUBJECT_ROOTS } from '@availability/contracts';
 
 export interface EventStreamOptions {
@@ -29,7 +30,13 @@ export async function ensureEventStream(jsm: JetStreamManager, options: EventStr
     const info = await jsm.streams.info(config.name);
     const missing = config.subjects.filter((subject) => !info.config.subjects?.includes(subject));
     if (missing.length > 0) {
-      await jsm.streams.update(config.name, { ...info.config, subjects: [...(info.config.subjects ?? []), ...missing] });
+      try {
+        await jsm.streams.update(config.name, { ...info.config, subjects: [...(info.config.subjects ?? []), ...missing] });
+      } catch (error) {
+        // Only contact-directory may change the stream (bus-permissions.ts); it adds them when it starts.
+        if (!isPermissionViolation(error)) throw error;
+        new Logger('EventStream').warn(`stream ${config.name} lacks ${missing.join(', ')}; contact-directory adds them when it starts`);
+      }
     }
   } catch (error) {
     if (!isStreamNotFound(error)) throw error;
@@ -40,6 +47,10 @@ export async function ensureEventStream(jsm: JetStreamManager, options: EventStr
       if (!/already in use/i.test((addError as Error).message)) throw addError;
     }
   }
+}
+
+function isPermissionViolation(error: unknown): boolean {
+  return error instanceof PermissionViolationError || (error as Error)?.cause instanceof PermissionViolationError;
 }
 
 function isStreamNotFound(error: unknown): boolean {

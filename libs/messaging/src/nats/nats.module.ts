@@ -1,10 +1,11 @@
 import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type ConnectionOptions, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import type { HealthContributor } from '@availability/service-core';
+import { ConfigValidationError, type HealthContributor } from '@availability/service-core';
 import { JETSTREAM, JETSTREAM_MANAGER, NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
 import { RequestReply } from './request-reply.js';
+import { busInboxPrefix } from './bus-permissions.js';
 
 
 export interface NatsOptions {
@@ -12,8 +13,32 @@ export interface NatsOptions {
   servers: string;
   /** Prefix of every subject the platform uses (NATS_SUBJECT_PREFIX). */
   subjectPrefix: string;
-  /** Shows in the server's connection list (`nats server report connections`). */
+  /** The service's name: shows in the server's connection list and names its reply inbox. */
   name: string;
+  /** The service's nkey seed (NATS_NKEY_SEED); empty connects without credentials (a server with no authorisation). */
+  nkeySeed?: string;
+  /** Refuse to start without `nkeySeed` (true in production: the bus there always requires credentials). */
+  requireCredentials?: boolean;
+}
+
+/**
+ * How a service connects: with its own nkey, and with replies under its own inbox prefix, the only
+ * inbox its NATS user may subscribe to (bus-permissions.ts), so no other client reads its replies.
+ */
+export function natsConnectionOptions(options: NatsOptions): ConnectionOptions {
+  if (options.requireCredentials && !options.nkeySeed) {
+    throw new ConfigValidationError(['NATS_NKEY_SEED: must be set when NODE_ENV is production (npm run nats:config makes one per service)']);
+  }
+  return {
+    servers: options.servers.split(','),
+    name: options.name,
+    inboxPrefix: busInboxPrefix(options.name, options.subjectPrefix),
+    ...(options.nkeySeed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.nkeySeed)) } : {}),
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    // No stack trace captured per request/publish, a measurable cost on the hot path.
+    noAsyncTraces: true,
+  };
 }
 
 @Injectable()
@@ -39,11 +64,7 @@ export class NatsModule {
       providers: [
         {
           provide: NATS_CONNECTION,
-          useFactory: () => {
-            const { servers, name } = options();
-            // noAsyncTraces: no stack trace captured per request/publish, a measurable cost on the hot path.
-            return connect({ servers: servers.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
-          },
+          useFactory: () => connect(natsConnectionOptions(options())),
         },
         { provide: JETSTREAM, useFactory: (nc: NatsConnection) => jetstream(nc), inject: [NATS_CONNECTION] },
         { provide: JETSTREAM_MANAGER, useFactory: (nc: NatsConnection) => jetstreamManager(nc), inject: [NATS_CONNECTION] },

@@ -39,6 +39,9 @@ export const oneOf =
   (value) =>
     allowed.includes(String(value)) ? undefined : `must be ${allowed.join(' or ')}`;
 
+/** Must be set. */
+export const required: ProductionRule = (value) => (value === '' || value === undefined ? 'must be set' : undefined);
+
 /** Must be set, here or in the named alternative setting (e.g. a file holding the same value). */
 export const requiredOr =
   (alternative: string): ProductionRule =>

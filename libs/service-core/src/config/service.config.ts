@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { InProduction, realSecret } from './production-rules.js';
 
 /**
@@ -31,6 +31,16 @@ export class ServiceConfig {
   /** Comma-separated NATS server URLs. */
   @IsString()
   NATS_URL = 'nats://127.0.0.1:4222';
+
+  /**
+   * This service's own NATS nkey seed (`SU…`): the server lets it publish, subscribe and ask only
+   * what its role allows (libs/messaging bus-permissions.ts). Required in production by every service
+   * that uses NATS (NatsModule refuses to start without it); empty connects without credentials.
+   * Never logged.
+   */
+  @ValidateIf((config: ServiceConfig) => config.NATS_NKEY_SEED !== '')
+  @Matches(/^SU[A-Z2-7]{56}$/)
+  NATS_NKEY_SEED = '';
 
   /** JetStream stream that carries the platform's events. */
   @IsString()

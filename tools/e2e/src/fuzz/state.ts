@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import pg from 'pg';
 import { request } from 'undici';
-import { TEST_NATS_URL } from '@availability/testing';
 import type { FuzzWorld } from './world.js';
 
 /** The services' own schemas (docs/architecture.md, "Data ownership"). */
@@ -39,7 +38,7 @@ export class StateProbe {
     const sql = tables.rows
       .map(({ name }) => `SELECT '${name}' AS name, count(*)::text || ':' || coalesce(sum(hashtextextended(t::text, 0)), 0)::text AS print FROM ${name} t`)
       .join(' UNION ALL ');
-    const nats = await connect({ servers: TEST_NATS_URL });
+    const nats = await world.platform.events.connect();
     return new StateProbe(client, sql, nats, await jetstreamManager(nats), world.platform.events.stream, world.urls['example-integrator']);
   }
 
