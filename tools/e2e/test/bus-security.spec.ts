@@ -143,7 +143,7 @@ describe('the bus refuses what a client is not allowed', () => {
     if (!answer.ok) throw new Error(answer.error);
     const { directory, dispatcher } = events().credentials.sealing;
     const opened = openWebhookTarget(new SealedBox(dispatcher.seed), directory.publicKey, org.organisation.id, answer.result);
-    expect(opened).toEqual({ baseUrl: env.integratorBaseUrl, secrets: [env.integratorSecret] });
+    expect(opened).toEqual({ baseUrl: env.integratorBaseUrl, secrets: [env.integratorSecret], signatureSchemes: ['hmac', 'v1'] });
     // Any other key (here the directory's own) opens nothing.
     expect(() => openWebhookTarget(new SealedBox(directory.seed), directory.publicKey, org.organisation.id, answer.result)).toThrow(/does not open/);
   });

@@ -108,7 +108,7 @@ describe('ContactDirectoryConfig', () => {
   it('builds the integrator client from the address policy and the extra CA file, refusing a file that cannot serve', async () => {
     const certificates = await createTestCertificates();
     try {
-      const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS };
+      const production = { NODE_ENV: 'production', DIRECTORY_ADMIN_TOKEN: LONG_TOKEN, DIRECTORY_SECRET_KEY: KEY, METRICS_TOKEN, WEBHOOK_SIGNING_KEYS: SIGNING_KEYS, ...BUS };
       const config = loadConfig(ContactDirectoryConfig, { ...production, OUTBOUND_CA_FILE: certificates.caFile });
       expect(outboundClientOptions(config)).toMatchObject({ policy: { allowLoopback: false, allowPrivate: false }, extraCaCertificates: certificates.caCert });
       expect(outboundClientOptions(loadConfig(ContactDirectoryConfig, {})).extraCaCertificates).toBeUndefined();

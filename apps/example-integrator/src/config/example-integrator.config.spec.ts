@@ -4,6 +4,7 @@ import { ExampleIntegratorConfig } from './example-integrator.config.js';
 
 describe('ExampleIntegratorConfig', () => {
   it('starts in production without NATS credentials: it does not use the bus', () => {
-    expect(loadConfig(ExampleIntegratorConfig, { NODE_ENV: 'production', INTEGRATOR_SECRET: 'a-secret' }).PORT).toBe(3004);
+    const real = { INTEGRATOR_SECRET: 'Integrator-secret-7f3a9c', INTEGRATOR_RECEIVED_TOKEN: 'R7q2Zp9LmX4vT8wKc3NfY6hB1sJd5GaE', METRICS_TOKEN: 'M4x8Kq2Lp7Zr9Tw3Nv6By1Hc5Jd0Gf2A' };
+    expect(loadConfig(ExampleIntegratorConfig, { NODE_ENV: 'production', ...real }).PORT).toBe(3004);
   });
 });
