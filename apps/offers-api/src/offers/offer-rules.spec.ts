@@ -93,7 +93,11 @@ describe('parseAssignedWorkers', () => {
   });
 
   it.each([[{ workerIds: [] }], ['a'], [null], [undefined]])('rejects %p, which is not an array', (body) => {
-    expect(problemOf(() => parseAssignedWorkers(body))).toMatchObject({ status: 400, errors: { body: [expect.any(String)] } });
+    expect(problemOf(() => parseAssignedWorkers(body))).toMatchObject({
+      status: 400,
+      detail: 'The body must be a JSON array of worker ids.',
+      errors: { body: ['must be a JSON array of worker ids'] },
+    });
   });
 
   it(`takes up to ${OfferLimits.workers} workers, and ids of up to ${OfferLimits.idLength} characters`, () => {

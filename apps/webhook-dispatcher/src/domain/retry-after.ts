@@ -38,10 +38,7 @@ function httpDate(text: string, now: number): number | undefined {
 function utc(year: number, monthName: string, day: number, [hour, minute, second]: string[]): number | undefined {
   const month = MONTHS.findIndex((name) => name.toLowerCase() === monthName.toLowerCase());
   const at = Date.UTC(year, month, day, Number(hour), Number(minute), Number(second));
-  const date = new Date(at);
-  // Date.UTC rolls 31 Feb over into March and 25:00 into the next day: such a date is not understood.
-  if (date.getUTCDate() !== day || date.getUTCHours() !== Number(hour) || date.getUTCMinutes() !== Number(minute) || date.getUTCSeconds() !== Number(second)) {
-    return undefined;
-  }
-  return at;
+  // Date.UTC rolls 31 Feb over into March and 24:00 into the next day: only a time that reads back as written exists.
+  const written = `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}-${String(day).padStart(2, '0')}T${hour}:${minute}:${second}`;
+  return new Date(at).toISOString().startsWith(written) ? at : undefined;
 }
