@@ -175,6 +175,9 @@ describe('the fast paths agree with the general checks', () => {
     'a@example.123',
     'a@localhost',
     'a@@example.com',
+    '@.com',
+    'a@.com',
+    'A.B@EXAMPLE.COM',
     `${'a'.repeat(64)}@example.com`,
     `${'a'.repeat(65)}@example.com`,
     `a@${'b'.repeat(63)}.com`,
@@ -208,6 +211,12 @@ describe('the fast paths agree with the general checks', () => {
     'ftp://example.com/',
     'http:///x',
     'http://exa mple.com/',
+    'http:// .example.com/',
+    'http://xn--zz.example/',
+    'http://example.c^/',
+    'http://example.com:ab/',
+    'http://example.com:8080',
+    'http://a.b.example.com/x',
   ])('URL %s', (value) => {
     expect(isHttpUrl(value)).toBe(byUrlParser(value));
   });

@@ -58,6 +58,15 @@ describe('Retry-After', () => {
     expect(parseRetryAfter('sun, 22 nov 2026 10:56:30 gmt', now)).toBe(90_000);
     expect(parseRetryAfter('86400', now)).toBe(86_400_000);
   });
+  it('knows every month, in each form, whatever the case', () => {
+    const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+    months.forEach((month, index) => {
+      const at = Date.UTC(2027, index, 9, 8, 7, 6) - now;
+      expect(parseRetryAfter(`Sat, 09 ${month} 2027 08:07:06 GMT`, now)).toBe(at);
+      expect(parseRetryAfter(`saturday, 09-${month.toLowerCase()}-27 08:07:06 gmt`, now)).toBe(at);
+      expect(parseRetryAfter(`SAT ${month.toUpperCase()}  9 08:07:06 2027`, now)).toBe(at);
+    });
+  });
   it('reads a two-digit RFC 850 year as the nearest one not more than 50 years ahead', () => {
     expect(parseRetryAfter('Monday, 23-Nov-76 10:55:00 GMT', now)).toBe(Date.UTC(2076, 10, 23, 10, 55) - now);
     expect(parseRetryAfter('Tuesday, 23-Nov-77 10:55:00 GMT', now)).toBe(0); // 1977
