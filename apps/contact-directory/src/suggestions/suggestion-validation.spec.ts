@@ -214,6 +214,8 @@ describe('the fast paths agree with the general checks', () => {
     'http://exa mple.com/',
     'http:// .example.com/',
     'http:// .com/',
+    'xhttp://example.com/',
+    'javascript:http://example.com/',
     'http://xn--zz.example/',
     'http://example.c^/',
     'http://example.com:ab/',
