@@ -3,7 +3,7 @@ import nx from '@nx/eslint-plugin';
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
-  { ignores: ['**/dist', '**/node_modules', '**/coverage'] },
+  { ignores: ['**/dist', '**/node_modules', '**/coverage', '.stryker-tmp', 'reports'] },
   {
     files: ['**/*.ts'],
     rules: {

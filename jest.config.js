@@ -20,7 +20,8 @@ export default {
   transform: { '^.+\\.ts$': ['@swc/jest', swcrc] },
   moduleNameMapper,
   testMatch: ['<rootDir>/{apps,libs,tools}/*/{src,test}/**/*.{spec,test}.ts'],
-  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+  // .stryker-tmp holds the copies of the repository mutation testing works in (stryker.config.mjs).
+  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.stryker-tmp/'],
   testTimeout: 120_000,
   setupFiles: ['reflect-metadata'],
 };

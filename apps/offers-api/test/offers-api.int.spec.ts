@@ -286,6 +286,37 @@ describe('authentication and tenant isolation', () => {
     expect(offer).toMatchObject({ complete: false, widthdrawn: false });
   });
 
+  // Reads are served from a per-instance cache of offer documents: the owner's read fills it, so a
+  // rival reading after the owner must still get a 404 and not the cached body.
+  it('another organisation reading after the owner has read (and after every change) gets a 404, never the cached offer', async () => {
+    const id = await createOffer(ids(acme, 3));
+    const expectRivalLockedOut = async () => {
+      expect((await sender.getOffer(id)).status).toBe(200);
+      const read = await rival.getOffer(id);
+      expect(read.status).toBe(404);
+      expect(read.text).not.toContain(acme.workers[0].id);
+    };
+    await expectRivalLockedOut();
+    expect((await worker(acme, 0).answer(id, 'applied')).status).toBe(200);
+    expect((await worker(globex, 0).answer(id, 'rejected')).status).toBe(404);
+    await expectRivalLockedOut();
+    expect((await rival.complete(id, [acme.workers[0].id])).status).toBe(404);
+    expect((await rival.withdraw(id)).status).toBe(404);
+    await expectRivalLockedOut();
+    expect((await sender.getOffer(id)).json).toMatchObject({ complete: false, widthdrawn: false });
+
+    expect((await sender.complete(id, [acme.workers[0].id])).status).toBe(204);
+    await expectRivalLockedOut();
+    expect((await rival.withdraw(id)).status).toBe(404);
+
+    const withdrawn = await createOffer(ids(acme, 1));
+    expect((await sender.getOffer(withdrawn)).status).toBe(200);
+    expect((await sender.withdraw(withdrawn)).status).toBe(200);
+    expect((await sender.getOffer(withdrawn)).json.widthdrawn).toBe(true);
+    expect((await rival.getOffer(withdrawn)).status).toBe(404);
+    expect((await rival.complete(withdrawn, [])).status).toBe(404);
+  });
+
   it('a revoked key stops working at once', async () => {
     const key = await platform.admin.createApiKey(acme.organisation.id, 'short-lived');
     const client = anonymous.as(key.key);
@@ -372,6 +403,67 @@ describe('worker app: listing and answering', () => {
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ errors: { response: [expect.any(String)] } });
     expect((await anonymous.as(acme.apiKey).answer(id, 'applied')).status).toBe(401);
+  });
+});
+
+describe('GET /worker/offers/{id}', () => {
+  const expectNotFound = (result: { status: number; headers: Headers }) => {
+    expect(result.status).toBe(404);
+    expect(result.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  };
+
+  it('shows a worker an offer sent to them, with their own answer and nothing about the other recipients', async () => {
+    const body = offerBody(acme.user.id, ids(acme, 2, 7));
+    const id = (await sender.createOffer(body)).text;
+    const result = await worker(acme, 7).myOffer(id);
+    expect(result.status).toBe(200);
+    expect(result.json).toEqual({
+      id,
+      title: body.title,
+      details: body.details,
+      locationPlaceId: body.locationPlaceId,
+      isHistoric: false,
+      widthdrawn: false,
+      complete: false,
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      events: body.events,
+      response: 'awaiting',
+      confirmation: '',
+    });
+    expect(result.text).not.toContain(acme.workers[8].id);
+  });
+
+  it('is a 404 problem for an offer sent to another worker, to another organisation’s worker, and for unknown or malformed ids', async () => {
+    const id = await createOffer(ids(acme, 1, 7));
+    expectNotFound(await worker(acme, 8).myOffer(id));
+    expectNotFound(await worker(globex, 0).myOffer(id));
+    expectNotFound(await worker(acme, 7).myOffer('00000000-0000-4000-8000-000000000000'));
+    expectNotFound(await worker(acme, 7).myOffer('not-a-uuid'));
+    expectNotFound(await worker(acme, 7).myOffer('x'.repeat(150)));
+  });
+
+  it('needs a worker token: none, or a sender’s API key, is a 401', async () => {
+    const id = await createOffer(ids(acme, 1, 7));
+    expect((await anonymous.myOffer(id)).status).toBe(401);
+    expect((await sender.myOffer(id)).status).toBe(401);
+  });
+
+  it('follows the offer: the worker’s answer, then completion or withdrawal', async () => {
+    const completed = await createOffer(ids(acme, 2, 7));
+    const me = worker(acme, 7);
+    const other = worker(acme, 8);
+    expect((await me.answer(completed, 'applied')).status).toBe(200);
+    expect((await me.myOffer(completed)).json).toMatchObject({ response: 'applied', confirmation: '', complete: false });
+    expect((await other.myOffer(completed)).json).toMatchObject({ response: 'awaiting' });
+    expect((await sender.complete(completed, [acme.workers[7].id])).status).toBe(204);
+    expect((await me.myOffer(completed)).json).toMatchObject({ response: 'applied', confirmation: 'successful', complete: true, isHistoric: true, widthdrawn: false });
+    expect((await other.myOffer(completed)).json).toMatchObject({ response: 'awaiting', confirmation: 'unsuccessful', complete: true, isHistoric: true });
+
+    const withdrawn = await createOffer(ids(acme, 1, 7));
+    expect((await me.answer(withdrawn, 'rejected')).status).toBe(200);
+    expect((await sender.withdraw(withdrawn)).status).toBe(200);
+    expect((await me.myOffer(withdrawn)).json).toMatchObject({ response: 'rejected', confirmation: 'withdrawn', widthdrawn: true, isHistoric: true, complete: false });
+    expectNotFound(await worker(globex, 0).myOffer(withdrawn));
   });
 });
 

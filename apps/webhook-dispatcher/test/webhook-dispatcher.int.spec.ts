@@ -313,7 +313,7 @@ describe('endpoints', () => {
         const delivery = await admin.delivery(later[19].eventId as string);
         return delivery?.heldSince && delivery;
       }, 5_000, 'the last event held');
-      expect(held).toMatchObject({ status: 'pending', attempts: 0 });
+      expect(held).toMatchObject({ status: 'pending', attempts: 0, heldSince: expect.any(String) });
       expect(await queue.getJob(jobIdFor(later[19].eventId as string, down))).toBeUndefined(); // nothing in Redis for it
       const trial = await queue.getJob(trialJobIdFor(down));
       expect(trial && (await trial.getState())).toBe('delayed');
@@ -341,12 +341,22 @@ describe('endpoints', () => {
   it('dead-letters the deliveries held for an endpoint that its trial call finds gone (410)', async () => {
     const org = organisation(`${receiver.url}/leaving`);
     receiver.respond = (request) => (request.url.startsWith('/leaving') ? { status: 503 } : { status: 200 });
-    for (let i = 0; i < 5; i++) await nats.publish(OFFER_RESPONSE, offerResponseEvent(org));
+    const failed = Array.from({ length: 5 }, () => offerResponseEvent(org));
+    for (const event of failed) await nats.publish(OFFER_RESPONSE, event);
     await eventually(() => receiver.to('/leaving/').length >= 5, 10_000, 'five failed calls');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const held = Array.from({ length: 5 }, () => offerResponseEvent(org));
-    for (const event of held) await nats.publish(OFFER_RESPONSE, event);
-    await eventually(async () => (await admin.delivery(held[4].eventId as string))?.heldSince, 5_000, 'held');
+    const arriving = Array.from({ length: 5 }, () => offerResponseEvent(org));
+    for (const event of arriving) await nats.publish(OFFER_RESPONSE, event);
+    // Every one is seen held before the endpoint's trial call finds it gone: those arriving while the
+    // circuit is open are held at intake, the failed ones when their retry meets the open circuit.
+    const held = [...failed, ...arriving];
+    for (const event of held) {
+      const delivery = await eventually(async () => {
+        const found = await admin.delivery(event.eventId as string);
+        return found?.heldSince && found;
+      }, 5_000, `${event.eventId as string} held`);
+      expect(delivery.heldSince).toEqual(expect.any(String));
+    }
 
     receiver.respond = (request) => (request.url.startsWith('/leaving') ? { status: 410 } : { status: 200 });
     for (const event of held) {

@@ -37,6 +37,10 @@ export class OffersClient {
     return this.call('GET', `/worker/offers${query}`);
   }
 
+  myOffer(offerId: string): Promise<HttpResult<WorkerOfferView>> {
+    return this.call<WorkerOfferView>('GET', `/worker/offers/${offerId}`);
+  }
+
   answer(offerId: string, response: string): Promise<HttpResult<WorkerOfferView>> {
     return this.call<WorkerOfferView>('PUT', `/worker/offers/${offerId}/response`, { body: { response } });
   }

@@ -113,14 +113,22 @@ export class ServiceProcess {
   }
 }
 
-/** Polls until `check` returns a value other than undefined/false, or fails after the timeout. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+/** What a check of `eventually` returns while the condition does not hold yet: any falsy value. */
+export type NotYet = undefined | null | false | 0 | '';
+
+/**
+ * Polls `check` until it returns a truthy value, and returns that value; fails after the timeout,
+ * naming `what` and the check's last error. Every falsy value means "not yet", so the usual
+ * `found.length > 0 && found` and `delivery?.heldSince && delivery` forms wait for what they name
+ * (a null `heldSince` is not a held delivery). A check that throws is retried.
+ */
+export async function eventually<T>(check: () => Promise<T | NotYet> | T | NotYet, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     try {
       const value = await check();
-      if (value !== undefined && value !== false) return value as T;
+      if (value) return value as T;
     } catch (error) {
       last = error;
     }

@@ -1,6 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { isEmail } from 'class-validator';
-import { isEmailAddress, isHttpUrl, isLastWorked, parseSuggestionsReply, validateSuggestion } from './suggestion-validation.js';
+import {
+  isEmailAddress,
+  isHttpUrl,
+  isLastWorked,
+  MAX_NAME_LENGTH,
+  MAX_RATINGS_PER_SUGGESTION,
+  MAX_URL_LENGTH,
+  parseSuggestionsReply,
+  validateRating,
+  validateSuggestion,
+} from './suggestion-validation.js';
 
 const rating = { rating: 4, ratingProvider: 'Warehouse North', lastWorked: '2024-05-01' };
 const good = { name: 'Jo Picker', emailAddress: 'jo@example.com', profileImageUrl: 'https://img.example/jo.png', ratings: [rating] };
@@ -41,6 +51,112 @@ describe('validateSuggestion (spec 2.7/2.8)', () => {
   });
 });
 
+describe('the boundaries of a valid suggestion', () => {
+  it.each([1, 2, 3, 4, 5])('keeps rating %p', (value) => {
+    expect(validateRating({ ...rating, rating: value })).toEqual({ ...rating, rating: value });
+    expect(validateSuggestion({ ...good, ratings: [{ ...rating, rating: value }] })?.ratings[0].rating).toBe(value);
+  });
+
+  it.each([0, -1, 6, 1.5, 4.999, 0.5, 5.0001, Number.NaN, Infinity, -Infinity, '5', '1', null, undefined, true, [5], { value: 5 }])('drops rating %p', (value) => {
+    expect(validateRating({ ...rating, rating: value })).toBeUndefined();
+    expect(validateSuggestion({ ...good, ratings: [rating, { ...rating, rating: value }] })).toBeUndefined();
+  });
+
+  it('drops ratings that are not objects', () => {
+    for (const entry of [null, 4, 'good', [rating], undefined]) {
+      expect(validateRating(entry)).toBeUndefined();
+      expect(validateSuggestion({ ...good, ratings: [entry] })).toBeUndefined();
+    }
+  });
+
+  it(`keeps names and rating providers of up to ${MAX_NAME_LENGTH} characters`, () => {
+    const longest = 'n'.repeat(MAX_NAME_LENGTH);
+    expect(validateSuggestion({ ...good, name: longest })?.name).toBe(longest);
+    expect(validateSuggestion({ ...good, name: `${longest}n` })).toBeUndefined();
+    expect(validateSuggestion({ ...good, ratings: [{ ...rating, ratingProvider: longest }] })?.ratings[0].ratingProvider).toBe(longest);
+    expect(validateSuggestion({ ...good, ratings: [{ ...rating, ratingProvider: `${longest}n` }] })).toBeUndefined();
+    for (const bad of ['', ' \t ', 42, null]) {
+      expect(validateSuggestion({ ...good, name: bad })).toBeUndefined();
+      expect(validateSuggestion({ ...good, ratings: [{ ...rating, ratingProvider: bad }] })).toBeUndefined();
+    }
+  });
+
+  it(`keeps up to ${MAX_RATINGS_PER_SUGGESTION} ratings`, () => {
+    const ratings = Array.from({ length: MAX_RATINGS_PER_SUGGESTION }, () => rating);
+    expect(validateSuggestion({ ...good, ratings })?.ratings).toHaveLength(MAX_RATINGS_PER_SUGGESTION);
+    expect(validateSuggestion({ ...good, ratings: [...ratings, rating] })).toBeUndefined();
+  });
+
+  it('treats a null or absent image as none, and leaves it out', () => {
+    for (const profileImageUrl of [null, undefined]) {
+      const kept = validateSuggestion({ ...good, profileImageUrl });
+      expect(kept).toBeDefined();
+      expect(kept).not.toHaveProperty('profileImageUrl');
+    }
+    for (const bad of ['', 42, 'img.example/jo.png', 'https://user:pw@img.example/jo.png']) expect(validateSuggestion({ ...good, profileImageUrl: bad })).toBeUndefined();
+  });
+
+  it(`takes image URLs of up to ${MAX_URL_LENGTH} characters`, () => {
+    const prefix = 'https://img.example/';
+    const longest = prefix + 'a'.repeat(MAX_URL_LENGTH - prefix.length);
+    expect(isHttpUrl(longest)).toBe(true);
+    expect(isHttpUrl(`${longest}a`)).toBe(false);
+    const unusual = 'https://[2001:db8::1]/' + 'a'.repeat(MAX_URL_LENGTH - 22);
+    expect(isHttpUrl(unusual)).toBe(true);
+    expect(isHttpUrl(`${unusual}a`)).toBe(false);
+    expect(isHttpUrl(42)).toBe(false);
+    expect(isHttpUrl(undefined)).toBe(false);
+  });
+
+  it.each([
+    ['2024-02-29', true], // leap year
+    ['2023-02-29', false],
+    ['1900-02-29', false], // divisible by 100
+    ['2000-02-29', true], // divisible by 400
+    ['2023-02-28', true],
+    ['2024-01-31', true],
+    ['2024-04-31', false],
+    ['2024-04-30', true],
+    ['2024-12-31', true],
+    ['2024-13-01', false],
+    ['2024-00-10', false],
+    ['2024-01-00', false],
+    ['0100-01-01', true],
+    ['0099-12-31', false],
+    ['2024/05/01', false],
+    ['2024-05/01', false],
+    ['2024/05-01', false],
+    ['2024-0:-01', false], // ':' and '/' are the characters either side of the digits
+    ['2024-1/-01', false],
+    ['2024-05-0:', false],
+    ['20:4-05-01', false],
+    ['2024-05-01T23:59:59Z', true],
+    ['2024-05-01T00:00:00Z', true],
+    ['2024-05-01T24:00:00Z', false],
+    ['2024-05-01T10:60:00Z', false],
+    ['2024-05-01T10:00:60Z', false],
+    ['2024-05-01T1/:00:00Z', false],
+    ['2024-05-01T10:0/:00Z', false],
+    ['2024-05-01T10:00:0/Z', false],
+    ['2024-05-01T1::00:00Z', false],
+    ['2024-05-01 10:00:00Z', false],
+    ['2024-05-01T10-00:00Z', false],
+    ['2024-05-01T10:00-00Z', false],
+    ['2024-05-01T10:00:00X', false],
+    ['2024-05-01T10:00:00ZZ', false],
+    ['2024-02-30T10:00:00Z', false],
+    ['2024-05-01t10:00:00z', true],
+    ['2024-05-01T23:59', true],
+    ['2024-05-01T24:00', false],
+    ['2024-05-01T10:60', false],
+    ['2024-05-01T10:00:00.123456789+14:00', true],
+    [`2024-05-01T10:00:00.${'1'.repeat(30)}Z`, false],
+    [null, false],
+  ])('lastWorked %p is %p', (value, valid) => {
+    expect(isLastWorked(value)).toBe(valid);
+  });
+});
+
 describe('the fast paths agree with the general checks', () => {
   it.each([
     'jo@example.com',
@@ -59,6 +175,10 @@ describe('the fast paths agree with the general checks', () => {
     'a@example.123',
     'a@localhost',
     'a@@example.com',
+    '@.com',
+    '@example.com',
+    'a@.com',
+    'A.B@EXAMPLE.COM',
     `${'a'.repeat(64)}@example.com`,
     `${'a'.repeat(65)}@example.com`,
     `a@${'b'.repeat(63)}.com`,
@@ -81,6 +201,8 @@ describe('the fast paths agree with the general checks', () => {
     'http://img.example:8080/a/b?size=64&x=%20',
     'HTTPS://IMG.EXAMPLE/',
     'http://xn--ls8h.la/',
+    'https://xn--ls8h.la/',
+    'https://[2001:db8::1]/jo.png',
     'http://xn--zz/',
     'http://a.xn--/',
     'http://999.1.1.1/',
@@ -90,6 +212,15 @@ describe('the fast paths agree with the general checks', () => {
     'ftp://example.com/',
     'http:///x',
     'http://exa mple.com/',
+    'http:// .example.com/',
+    'http:// .com/',
+    'xhttp://example.com/',
+    'javascript:http://example.com/',
+    'http://xn--zz.example/',
+    'http://example.c^/',
+    'http://example.com:ab/',
+    'http://example.com:8080',
+    'http://a.b.example.com/x',
   ])('URL %s', (value) => {
     expect(isHttpUrl(value)).toBe(byUrlParser(value));
   });
@@ -106,11 +237,15 @@ describe('parseSuggestionsReply', () => {
     const verdict = parseSuggestionsReply(body, false, 3, 10_000);
     expect(verdict.suggestions).toHaveLength(3);
     expect(verdict.dropped).toBe(7);
+    expect(parseSuggestionsReply(body, false, 10, 10_000)).toMatchObject({ status: 'ok', dropped: 0 });
+    expect(parseSuggestionsReply(body, false, 11, 10_000).suggestions).toHaveLength(10);
+    expect(parseSuggestionsReply(body, false, 9, 10_000)).toMatchObject({ dropped: 1 });
+    expect(parseSuggestionsReply('[]', false, 0, 10_000)).toEqual({ status: 'ok', suggestions: [], dropped: 0 });
   });
 
   it('calls malformed, non-array and oversized replies invalid', () => {
-    expect(parseSuggestionsReply('{"name": ', false, 10, 100)).toMatchObject({ status: 'invalid', error: expect.stringMatching(/JSON/) });
-    expect(parseSuggestionsReply('{"suggestions": []}', false, 10, 100)).toMatchObject({ status: 'invalid', error: expect.stringMatching(/array/) });
-    expect(parseSuggestionsReply('[', true, 10, 100)).toMatchObject({ status: 'invalid', error: expect.stringMatching(/100 bytes/) });
+    expect(parseSuggestionsReply('{"name": ', false, 10, 100)).toEqual({ status: 'invalid', suggestions: [], dropped: 0, error: 'the reply is not valid JSON' });
+    expect(parseSuggestionsReply('{"suggestions": []}', false, 10, 100)).toEqual({ status: 'invalid', suggestions: [], dropped: 0, error: 'the reply is not a JSON array' });
+    expect(parseSuggestionsReply('[]', true, 10, 100)).toEqual({ status: 'invalid', suggestions: [], dropped: 0, error: 'the reply is larger than 100 bytes' });
   });
 });

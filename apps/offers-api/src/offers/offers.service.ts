@@ -87,11 +87,11 @@ export class OffersService {
     this.assertOfferId(offerId);
     const version = await this.repository.offerVersion(organisationId, offerId);
     if (version === undefined) throw ProblemException.notFound('The offer');
-    const cached = this.documents.get(offerId, version);
+    const cached = this.documents.get(organisationId, offerId, version);
     if (cached !== undefined) return cached;
     const document = await this.repository.offerDocument(organisationId, offerId);
     if (!document) throw ProblemException.notFound('The offer');
-    this.documents.set(offerId, document.version, document.body, document.endsAt, document.isHistoric);
+    this.documents.set(organisationId, offerId, document);
     return document.body;
   }
 

@@ -8,6 +8,7 @@ import { outboundClientOptions, WebhookDispatcherConfig } from '../config/webhoo
 import { type BackoffSchedule, backoffDelay, holdWithJitter } from '../domain/backoff.js';
 import { classifyFailure, classifyResponse, type Verdict } from '../domain/classify.js';
 import { MicroBatcher } from '../domain/micro-batcher.js';
+import { type RetryPolicy, stepAfterAttempt } from '../domain/retry-policy.js';
 import { targetUrl } from '../domain/webhook-call.js';
 import { type AttemptRecord, DeliveriesRepository, type DeliveryStatus } from './deliveries.repository.js';
 import { type DeliveryJob, DeliveryQueue, type EndpointTrialJob, TRIAL_JOB_NAME } from './delivery-queue.js';
@@ -50,6 +51,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('DeliveryWorker');
   private readonly client: OutboundClient;
   private readonly schedule: BackoffSchedule;
+  private readonly retryPolicy: RetryPolicy;
   private readonly attempts: MicroBatcher<AttemptRecord, void>;
   private readonly outcomes = counter(
     'webhook_deliveries_total',
@@ -75,6 +77,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   ) {
     this.client = new OutboundClient(outboundClientOptions(config));
     this.schedule = { baseMs: config.WEBHOOK_BACKOFF_BASE_MS, factor: config.WEBHOOK_BACKOFF_FACTOR, capMs: config.WEBHOOK_BACKOFF_CAP_MS };
+    this.retryPolicy = {
+      schedule: this.schedule,
+      maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+      clientErrorMaxAttempts: config.WEBHOOK_CLIENT_ERROR_MAX_ATTEMPTS,
+      retryAfterMaxMs: config.WEBHOOK_RETRY_AFTER_MAX_MS,
+    };
     this.attempts = new MicroBatcher((records) => this.repository.recordAttempts(records).then(() => records.map(() => undefined)), 500);
   }
 
@@ -249,38 +257,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const durationMs = response?.durationMs ?? Date.now() - startedAt.getTime();
     const org = delivery.organisationId;
 
-    let status: DeliveryStatus;
-    let retryInMs: number | undefined;
-    const max = this.config.WEBHOOK_MAX_ATTEMPTS;
-    switch (verdict.kind) {
-      case 'success':
-        status = 'succeeded';
-        break;
-      case 'disable':
-        status = 'dead';
-        errorMessage = `HTTP 410 Gone: endpoint disabled`;
-        break;
-      case 'forbidden':
-        status = 'dead';
-        break;
-      case 'client-error':
-        if (attemptNo >= Math.min(max, this.config.WEBHOOK_CLIENT_ERROR_MAX_ATTEMPTS)) status = 'dead';
-        else {
-          status = 'failed';
-          retryInMs = backoffDelay(attemptNo, this.schedule);
-        }
-        break;
-      case 'retry':
-        if (attemptNo >= max) status = 'dead';
-        else {
-          status = 'failed';
-          retryInMs =
-            verdict.retryAfterMs !== undefined
-              ? Math.min(verdict.retryAfterMs, this.config.WEBHOOK_RETRY_AFTER_MAX_MS)
-              : backoffDelay(attemptNo, this.schedule);
-        }
-        break;
-    }
+    const step = stepAfterAttempt(verdict, attemptNo, this.retryPolicy);
+    let status: DeliveryStatus = step.status;
+    let retryInMs = step.status === 'failed' ? step.retryInMs : undefined;
+    if (verdict.kind === 'disable') errorMessage = `HTTP 410 Gone: endpoint disabled`;
 
     const circuitWasOpen = this.endpoints.breakers.isOpen(org);
     // Endpoint health is bookkeeping: its failure must not turn a delivered webhook into a retry.

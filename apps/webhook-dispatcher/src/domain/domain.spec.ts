@@ -46,7 +46,36 @@ describe('Retry-After', () => {
     expect(parseRetryAfter(['5', '9'], now)).toBe(5_000);
   });
   it('ignores what it does not understand', () => {
-    for (const value of [undefined, '', '-5', '1.5', 'soon', '2026-11-22T10:56:30Z']) expect(parseRetryAfter(value, now)).toBeUndefined();
+    for (const value of [undefined, '', '-5', '1.5', 'soon', '2026-11-22T10:56:30Z', '   ', '12s', '1e3', '0x10', '22 Nov 2026 10:56:30 GMT', 'Sun, 22 Nov 2026 10:56:30 UTC', 'Sun, 99 Nov 2026 10:56:30 GMT']) {
+      expect(parseRetryAfter(value, now)).toBeUndefined();
+    }
+    expect(parseRetryAfter([], now)).toBeUndefined();
+  });
+  it('reads all three HTTP-date forms a recipient must accept (RFC 9110 5.6.7), and long delays', () => {
+    expect(parseRetryAfter('Sunday, 22-Nov-26 10:56:30 GMT', now)).toBe(90_000); // RFC 850
+    expect(parseRetryAfter('Sun Nov 22 10:56:30 2026', now)).toBe(90_000); // asctime
+    expect(parseRetryAfter('Tue Dec  1 10:55:00 2026', now)).toBe(9 * 86_400_000);
+    expect(parseRetryAfter('sun, 22 nov 2026 10:56:30 gmt', now)).toBe(90_000);
+    expect(parseRetryAfter('86400', now)).toBe(86_400_000);
+  });
+  it('knows every month, in each form, whatever the case', () => {
+    const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+    months.forEach((month, index) => {
+      const at = Date.UTC(2027, index, 9, 8, 7, 6) - now;
+      expect(parseRetryAfter(`Sat, 09 ${month} 2027 08:07:06 GMT`, now)).toBe(at);
+      expect(parseRetryAfter(`saturday, 09-${month.toLowerCase()}-27 08:07:06 gmt`, now)).toBe(at);
+      expect(parseRetryAfter(`SAT ${month.toUpperCase()}  9 08:07:06 2027`, now)).toBe(at);
+    });
+  });
+  it('reads a two-digit RFC 850 year as the nearest one not more than 50 years ahead', () => {
+    expect(parseRetryAfter('Monday, 23-Nov-76 10:55:00 GMT', now)).toBe(Date.UTC(2076, 10, 23, 10, 55) - now);
+    expect(parseRetryAfter('Tuesday, 23-Nov-77 10:55:00 GMT', now)).toBe(0); // 1977
+    expect(parseRetryAfter('Sunday, 22-Nov-99 10:56:30 GMT', now)).toBe(0);
+  });
+  it('ignores dates that do not exist', () => {
+    for (const value of ['Sun, 31 Feb 2026 10:56:30 GMT', 'Sun, 22 Nov 2026 24:00:00 GMT', 'Sun, 22 Nov 2026 10:60:00 GMT', 'Sun, 22 Nov 2026 10:56:60 GMT', 'Sun, 00 Nov 2026 10:56:30 GMT', 'Sun, 22 Foo 2026 10:56:30 GMT', 'Sun Nov 31 10:56:30 2026']) {
+      expect(parseRetryAfter(value, now)).toBeUndefined();
+    }
   });
 });
 
@@ -61,8 +90,30 @@ describe('classification', () => {
     expect(classifyResponse(410, {})).toEqual({ kind: 'disable' });
     for (const status of [301, 400, 401, 403, 404, 422]) expect(classifyResponse(status, {})).toEqual({ kind: 'client-error' });
   });
+  it('draws the lines between the classes at the exact statuses', () => {
+    for (const status of [200, 201, 202, 204, 299]) expect(classifyResponse(status, {})).toEqual({ kind: 'success' });
+    for (const status of [100, 199, 300, 302, 304, 399, 400, 404, 407, 409, 424, 426, 428, 430, 451, 499]) {
+      expect(classifyResponse(status, {})).toEqual({ kind: 'client-error' });
+    }
+    for (const status of [408, 425]) expect(classifyResponse(status, {})).toEqual({ kind: 'retry', retryAfterMs: undefined, countsAsEndpointFailure: true });
+    for (const status of [500, 501, 502, 504, 599, 600]) {
+      expect(classifyResponse(status, { 'retry-after': '5' })).toEqual({ kind: 'retry', retryAfterMs: undefined, countsAsEndpointFailure: true });
+    }
+    expect(classifyResponse(410, { 'retry-after': '5' })).toEqual({ kind: 'disable' });
+  });
+
+  it('reads Retry-After only on 429 and 503, and only a 429 leaves the circuit breaker alone', () => {
+    const now = Date.parse('2026-11-22T10:55:00Z');
+    const header = { 'retry-after': 'Sun, 22 Nov 2026 10:56:00 GMT' };
+    expect(classifyResponse(429, header, now)).toEqual({ kind: 'retry', retryAfterMs: 60_000, countsAsEndpointFailure: false });
+    expect(classifyResponse(503, header, now)).toEqual({ kind: 'retry', retryAfterMs: 60_000, countsAsEndpointFailure: true });
+    expect(classifyResponse(429, {}, now)).toEqual({ kind: 'retry', retryAfterMs: undefined, countsAsEndpointFailure: false });
+    expect(classifyResponse(503, { 'retry-after': 'later' }, now)).toEqual({ kind: 'retry', retryAfterMs: undefined, countsAsEndpointFailure: true });
+    expect(classifyResponse(408, header, now)).toMatchObject({ retryAfterMs: undefined });
+  });
+
   it('retries network failures and never forbidden addresses', () => {
-    for (const kind of ['timeout', 'refused', 'dns', 'tls', 'network'] as const) expect(classifyFailure(kind)).toMatchObject({ kind: 'retry' });
+    for (const kind of ['timeout', 'refused', 'dns', 'tls', 'network'] as const) expect(classifyFailure(kind)).toEqual({ kind: 'retry', countsAsEndpointFailure: true });
     expect(classifyFailure('forbidden-address')).toEqual({ kind: 'forbidden' });
     expect(classifyFailure('invalid-url')).toEqual({ kind: 'forbidden' });
   });
