@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentedProblemTypes } from '../src/fuzz/checks.js';
-import { isResponse } from '../src/fuzz/driver.js';
 import { committedDocument, documentedOperations, type DocumentedOperation } from '../src/fuzz/openapi.js';
 import { OPERATIONS } from '../src/fuzz/operations.js';
-import type { FuzzRequest } from '../src/fuzz/requests.js';
-import { type FuzzContext, fuzzOperation, type KnownDefect } from '../src/fuzz/runner.js';
+import { type FuzzContext, fuzzOperation } from '../src/fuzz/runner.js';
 import { StateProbe } from '../src/fuzz/state.js';
 import { FUZZED_APPS, type FuzzWorld, startFuzzWorld } from '../src/fuzz/world.js';
 
@@ -20,67 +18,6 @@ const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const TIME_MS = Number(process.env.FUZZ_TIME_MS ?? 36_000);
 const ONLY = process.env.FUZZ_ONLY;
-
-/**
- * KNOWN DEFECTS, fixed in a parallel branch. A failure matching one is counted and printed, not failed.
- * Whoever merges that branch deletes this list (and `FUZZ_KNOWN_DEFECTS=fail` shows what it still excuses).
- */
-const has = (request: FuzzRequest, pattern: RegExp) => pattern.test(`${request.path}\n${request.body?.toString('latin1') ?? ''}`);
-const KNOWN_DEFECTS: KnownDefect[] = [
-  {
-    name: 'NUL or lone surrogate → 500',
-    matches: (request, _, violation) => violation === 'HTTP 500' && has(request, /\\u0000|%00|\\ud[89a-f][0-9a-f]{2}|%ED%[AB]/i),
-  },
-  {
-    name: 'JSON nested thousands deep → 500 (class-transformer RangeError)',
-    matches: (request, _, violation) => violation === 'HTTP 500' && has(request, /\[{1000}|(\{"a":){1000}/),
-  },
-  {
-    // 414 and 431 come from Node and Fastify before routing; 400 "Client Error" is Node's parser refusing the
-    // framing (a Content-Length that lies, or two); FST_ERR_BAD_URL is a malformed %-escape in the path.
-    name: 'Fastify’s own errors (414, 431, bad Content-Length, bad URL) not problem+json',
-    matches: (_, outcome, violation) =>
-      isResponse(outcome) &&
-      !violation.startsWith('HTTP 5') &&
-      !violation.includes('yet changed') &&
-      (outcome.status === 414 ||
-        outcome.status === 431 ||
-        (outcome.status === 400 && (outcome.text.includes('"message":"Client Error"') || outcome.text.includes('"code":"FST_ERR_BAD_URL"')))),
-  },
-  {
-    name: '?API-VERSION=2.0 and ?api-version[]= ignored',
-    matches: (request, _, violation) =>
-      /api-version .* is not supported$/.test(violation) &&
-      (request.path.split('?')[1] ?? '')
-        .split('&')
-        .map((pair) => pair.split('=')[0])
-        .some((name) => name !== 'api-version' && name.toLowerCase().replace(/\[\]$/, '') === 'api-version'),
-  },
-  {
-    name: 'EPIPE / reset instead of 413 for a body over the limit',
-    matches: (request, outcome) => !isResponse(outcome) && /EPIPE|ECONNRESET/.test(outcome.error) && (request.body?.length ?? 0) > 1_000_000,
-  },
-  {
-    // Found by this suite, not fixed here: the cause is in the shared DTO validation (@NestedDto), which the
-    // parallel branch is changing. An element that is itself an array passes validation and the service
-    // then reads fields of undefined. Reported with the branch's other findings; delete with the fix.
-    name: 'NEW: an array element of invitations/workers that is an array → 500',
-    matches: (request, _, violation) =>
-      violation === 'HTTP 500' &&
-      /^POST \/(portal\/invitations|admin\/organisations\/\{organisationId\}\/workers\/bulk)$/.test(request.operation) &&
-      has(request, /"(invitations|workers)":\[(.*,)?\[/i),
-  },
-  {
-    // Found by this suite, not fixed here: class-transformer (in the shared body validation) takes a plain
-    // object's own `constructor` member for its class and throws, e.g. {"title":{"constructor":"x"}}.
-    name: 'NEW: a "constructor" member inside a body field → 500',
-    matches: (request, _, violation) => violation === 'HTTP 500' && has(request, /"constructor":/),
-  },
-  {
-    name: 'GET /admin/deliveries?before=<beyond 2^53> → 500',
-    matches: (request, _, violation) => violation === 'HTTP 500' && request.operation === 'GET /admin/deliveries' && /before=/.test(request.path),
-  },
-];
 
 const documents = new Map(FUZZED_APPS.map((app) => [app, documentedOperations(app, committedDocument(app))]));
 const selected = (operation: DocumentedOperation) => !ONLY || operation.key === ONLY || operation.key.includes(ONLY);
@@ -99,19 +36,11 @@ beforeAll(async () => {
     world,
     probe,
     problemTypes: documentedProblemTypes(),
-    knownDefects: process.env.FUZZ_KNOWN_DEFECTS === 'fail' ? [] : KNOWN_DEFECTS,
-    excused: new Map(),
     sent: new Map(),
   };
 }, 120_000);
 
 afterAll(async () => {
-  if (context?.excused.size) {
-    const lines = [...context.excused].map(
-      ([name, { count, operations, example }]) => `  ${name}: ${count} request(s) to ${[...operations].join(', ')}; e.g. ${example}`,
-    );
-    console.log(`hostile-input: known defects excused (seed ${SEED}):\n${lines.join('\n')}`);
-  }
   await context?.probe.close();
   await world?.stop();
 });

@@ -11,19 +11,10 @@ import { type FuzzRequest, requestArbitrary } from './requests.js';
 import { changes, type Snapshot, type StateProbe } from './state.js';
 import type { FuzzWorld } from './world.js';
 
-/** A class of failure already known and being fixed elsewhere: matched failures are counted, not failed. */
-export interface KnownDefect {
-  name: string;
-  matches(request: FuzzRequest, outcome: FuzzOutcome, violation: string): boolean;
-}
-
 export interface FuzzContext {
   world: FuzzWorld;
   probe: StateProbe;
   problemTypes: Map<string, number | undefined>;
-  knownDefects: KnownDefect[];
-  /** Known-defect name → how many requests it excused, on which operations, and one example. */
-  excused: Map<string, { count: number; operations: Set<string>; example: string }>;
   /** `app METHOD path` → requests sent, for the coverage check. */
   sent: Map<string, number>;
   /** The state as it stands, while nothing is known to be running; undefined means "settle first". */
@@ -83,19 +74,7 @@ export async function checkRequest(context: FuzzContext, request: FuzzRequest): 
   } else {
     context.baseline = undefined;
   }
-  const excusedBy = new Set<string>();
-  const unexplained = violations.filter((violation) => {
-    const known = context.knownDefects.find((defect) => defect.matches(request, outcome, violation));
-    if (known) excusedBy.add(known.name);
-    return !known;
-  });
-  for (const name of excusedBy) {
-    const tally = context.excused.get(name) ?? { count: 0, operations: new Set(), example: `${describeRequest(request).split('\n')[0].slice(0, 160)} → ${violations[0]}` };
-    tally.count += 1;
-    tally.operations.add(`${request.app} ${request.operation}`);
-    context.excused.set(name, tally);
-  }
-  if (unexplained.length > 0) throw new FuzzFailure(request, outcome, unexplained);
+  if (violations.length > 0) throw new FuzzFailure(request, outcome, violations);
 }
 
 /** A 32-bit seed per operation, so one operation's inputs do not depend on the others'. */
