@@ -176,6 +176,10 @@ describe('shapes the DTOs do not expect', () => {
     expectProblem(result, 400);
     // `__proto__` is refused by the JSON parser itself (prototype poisoning); the others are named.
     if (name !== '__proto__') expect((result.json as { errors: Record<string, string[]> }).errors).toHaveProperty([`title.${name}`]);
+    // At the top of the body too, where the field path is the bare name.
+    const top = await send(STRING_FIELDS[0], `{"${name}":1}`);
+    expectProblem(top, 400);
+    expect(Object.keys((top.json as { errors: Record<string, string[]> }).errors)).toEqual([name]);
   });
 });
 

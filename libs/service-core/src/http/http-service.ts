@@ -10,7 +10,7 @@ import { installMetrics } from '../metrics/http-metrics.js';
 import { isServiceWorker } from '../process/service-processes.js';
 import { ApiVersionGuard } from './api-version.guard.js';
 import { answerClientError, drainUnreadUpload } from './connection.js';
-import { jsonInputProblems, jsonTextProblem, parameterProblems } from './json-input.js';
+import { parameterProblems, parseJsonBody } from './json-input.js';
 import { ProblemException } from './problem.js';
 import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
 import { installRateLimit, rateLimitOptions } from './rate-limit.js';
@@ -69,18 +69,12 @@ export async function createHttpService(
   const fastify = app.getHttpAdapter().getInstance();
   // Our APIs speak JSON only; any other body is a 415 problem rather than a string reaching a handler.
   fastify.removeContentTypeParser(['text/plain', 'application/json']);
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    // Depth and item count are read off the text first: JSON.parse itself is what a deep body makes slow.
-    const shape = jsonTextProblem(body as string);
-    if (shape) return done(ProblemException.validation({ body: [shape] }, `The request body ${shape}.`), undefined);
-    parseJson(request, body as string, (error: Error | null, parsed?: unknown) => {
-      if (error) return done(error, undefined);
-      // Before any recursive code or the database sees the body: bounded depth, storable strings.
-      const problems = jsonInputProblems(parsed);
-      if (problems) return done(ProblemException.validation(problems), undefined);
-      done(null, parsed);
-    });
+  // Before any recursive code or the database sees a body: bounded shape, storable strings, no
+  // reserved property names (so plain JSON.parse is safe: `__proto__` is refused, never assigned).
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const parsed = parseJsonBody(body as string);
+    if ('value' in parsed) return done(null, parsed.value);
+    done(new ProblemException(400, parsed.slug, parsed.detail, parsed.problems), undefined);
   });
   fastify.addHook('onRequest', async (request) => {
     const problems = parameterProblems(request.query) ?? parameterProblems(request.params);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { jsonInputProblems, jsonTextProblem, MAX_JSON_DEPTH, MAX_JSON_ITEMS, MAX_OBJECT_PROPERTIES, parameterProblems, textProblem } from './json-input.js';
+import fc from 'fast-check';
+import { jsonInputProblems, jsonTextProblem, MAX_JSON_DEPTH, MAX_JSON_ITEMS, MAX_OBJECT_PROPERTIES, parameterProblems, parseJsonBody, textProblem } from './json-input.js';
 
 describe('textProblem', () => {
   it.each(['', 'Pickers', 'emoji \ud83d\ude00 paired', 'tab\tand newline\n', 'ß ü 中文'])('accepts text: %p', (value) => {
@@ -94,5 +95,37 @@ describe('jsonTextProblem', () => {
     expect(jsonTextProblem(object(MAX_OBJECT_PROPERTIES))).toBeUndefined();
     expect(jsonTextProblem(`[${Array(50).fill(object(MAX_OBJECT_PROPERTIES)).join(',')}]`)).toBeUndefined();
     expect(jsonTextProblem(`{"x":${object(MAX_OBJECT_PROPERTIES + 1)}}`)).toMatch(/more than 100 properties/);
+  });
+});
+
+describe('parseJsonBody', () => {
+  it('finds NUL, lone surrogates and reserved names whether written plainly or escaped', () => {
+    for (const text of ['{"a":"x\\u0000"}', '{"a":"\\ud800"}', '{"a":{"constructor":1}}', '{"\\u0063onstructor":1}', '{"__proto__":{}}', '{"a":["prototype",{"prototype":2}]}']) {
+      expect(parseJsonBody(text)).toMatchObject({ slug: 'validation-failed' });
+    }
+    expect(parseJsonBody('{"a":"prototype"}')).toEqual({ value: { a: 'prototype' } });
+    expect(parseJsonBody('{"a":"\\ud83d\\ude00 \\u00e9"}')).toEqual({ value: { a: '😀 é' } });
+  });
+
+  it('calls an empty or broken body malformed', () => {
+    expect(parseJsonBody('  ')).toMatchObject({ slug: 'malformed-json' });
+    expect(parseJsonBody('{"a":')).toMatchObject({ slug: 'malformed-json' });
+  });
+
+  it('skips no problem the full check would find, whatever the body', () => {
+    const keys = fc.oneof(fc.string(), fc.constantFrom('constructor', '__proto__', 'prototype', 'a\u0000', '\ud800'));
+    const strings = fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('\u0000', '\udfff', '\ud83d\ude00'));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, strings, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(keys, tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, (generated) => {
+        const text = JSON.stringify(generated);
+        const expected = jsonInputProblems(JSON.parse(text));
+        const parsed = parseJsonBody(text);
+        return expected === undefined ? 'value' in parsed : 'problems' in parsed && parsed.slug === 'validation-failed';
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

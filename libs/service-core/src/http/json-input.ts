@@ -123,7 +123,8 @@ function pathOf(node: Node): string {
  * path as the client wrote it (`events[0].start`), or undefined when the value is fine.
  */
 export function jsonInputProblems(root: unknown, maxDepth = MAX_JSON_DEPTH): FieldErrors | undefined {
-  const errors: FieldErrors = {};
+  // No prototype: a path such as `constructor` must be a key of its own, not Object.prototype's.
+  const errors: FieldErrors = Object.create(null) as FieldErrors;
   let reported = 0;
   const report = (node: Node, message: string) => {
     (errors[pathOf(node)] ??= []).push(message);
@@ -172,4 +173,29 @@ export function jsonInputProblems(root: unknown, maxDepth = MAX_JSON_DEPTH): Fie
 export function parameterProblems(parameters: unknown): FieldErrors | undefined {
   if (parameters === null || typeof parameters !== 'object') return undefined;
   return jsonInputProblems(parameters, 2);
+}
+
+/** A reserved property name written plainly; one written with `\u` escapes is caught by the escape test. */
+const PLAIN_RESERVED_NAME = /__proto__|constructor|prototype/;
+
+/**
+ * A request body from its text: its shape bounded before JSON.parse (jsonTextProblem), then parsed,
+ * then every string and property name checked (jsonInputProblems). The walk is skipped when the text
+ * cannot hold what it looks for: JSON forbids raw control characters in strings and the UTF-8 decoder
+ * turns a lone surrogate into U+FFFD, so NUL and lone surrogates only arrive as `\u` escapes, and a
+ * reserved name arrives either written plainly or escaped. Returns the value, or the field errors.
+ */
+export function parseJsonBody(text: string): { value: unknown } | { problems: FieldErrors; detail: string; slug: 'validation-failed' | 'malformed-json' } {
+  if (text.trim() === '') return { problems: {}, detail: 'The body is empty but Content-Type says application/json.', slug: 'malformed-json' };
+  const shape = jsonTextProblem(text);
+  if (shape) return { problems: { body: [shape] }, detail: `The request body ${shape}.`, slug: 'validation-failed' };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { problems: {}, detail: 'The body is not valid JSON.', slug: 'malformed-json' };
+  }
+  if (!text.includes('\\u') && !PLAIN_RESERVED_NAME.test(text)) return { value };
+  const problems = jsonInputProblems(value);
+  return problems ? { problems, detail: 'The request is not valid; see errors for each field.', slug: 'validation-failed' } : { value };
 }
