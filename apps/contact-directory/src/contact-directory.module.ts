@@ -50,13 +50,7 @@ export class ContactDirectoryModule {
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),
-        NatsModule.forRoot(() => ({
-          servers: config.NATS_URL,
-          name: SERVICE_NAME,
-          subjectPrefix: config.NATS_SUBJECT_PREFIX,
-          nkeySeed: config.NATS_NKEY_SEED,
-          requireCredentials: config.NODE_ENV === 'production',
-        })),
+        NatsModule.forService(SERVICE_NAME, config),
         EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
         OutboxModule.forRoot(() => ({
           schema: DIRECTORY_SCHEMA,

@@ -2,11 +2,10 @@ import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type On
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type ConnectionOptions, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { ConfigValidationError, type HealthContributor } from '@availability/service-core';
+import { ConfigValidationError, type HealthContributor, type ServiceConfig } from '@availability/service-core';
 import { JETSTREAM, JETSTREAM_MANAGER, NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
 import { RequestReply } from './request-reply.js';
 import { busInboxPrefix } from './bus-permissions.js';
-
 
 export interface NatsOptions {
   /** Comma-separated server URLs. */
@@ -58,6 +57,17 @@ class NatsLifecycle implements OnApplicationShutdown {
 @Global()
 @Module({})
 export class NatsModule {
+  /** How every service connects: its name, and the shared settings of ServiceConfig. */
+  static forService(name: string, config: ServiceConfig): DynamicModule {
+    return NatsModule.forRoot(() => ({
+      servers: config.NATS_URL,
+      name,
+      subjectPrefix: config.NATS_SUBJECT_PREFIX,
+      nkeySeed: config.NATS_NKEY_SEED,
+      requireCredentials: config.NODE_ENV === 'production',
+    }));
+  }
+
   static forRoot(options: () => NatsOptions): DynamicModule {
     return {
       module: NatsModule,
