@@ -51,7 +51,8 @@ export async function runPushBenchmark(options: PushBenchOptions): Promise<PushB
       ...process.env,
       ...events.env,
       ...testBusEnv(events.env.NATS_URL, 'notification-service'),
-      NODE_ENV: 'production',
+      // The recording transport is a development aid, which production refuses to start with.
+      NODE_ENV: 'test',
       PORT: String(port),
       DATABASE_URL: database.url,
       PUSH_TRANSPORT: 'recording',

@@ -122,9 +122,14 @@ async function main(): Promise<number> {
         if (code !== 0) exitCode = 1;
         continue;
       }
-      const report = await BENCHMARKS[name](settings, abort.signal, (step) => cleanups.push(step));
-      console.log(formatReport(report));
-      console.log(`[bench] figures written to ${await saveReport(report)}`);
+      try {
+        const report = await BENCHMARKS[name](settings, abort.signal, (step) => cleanups.push(step));
+        console.log(formatReport(report));
+        console.log(`[bench] figures written to ${await saveReport(report)}`);
+      } finally {
+        // Before the next benchmark starts: what this one left running would be billed to the next.
+        await cleanUp(cleanups);
+      }
     }
   } catch (error) {
     if (abort.signal.aborted) {
@@ -136,10 +141,16 @@ async function main(): Promise<number> {
     }
   } finally {
     // Processes, stream and database go even when the run failed.
-    for (const step of cleanups.reverse()) await step().catch((error: Error) => console.error(`[bench] clean-up step failed: ${error.message}`));
-    if (cleanups.length > 0) console.log('[bench] cleaned up: processes stopped, stream deleted, database dropped');
+    await cleanUp(cleanups);
   }
   return exitCode;
 }
 
 process.exit(await main());
+
+/** Runs the clean-up steps registered so far, newest first, and forgets them. */
+async function cleanUp(cleanups: Array<() => Promise<unknown>>): Promise<void> {
+  if (cleanups.length === 0) return;
+  for (const step of cleanups.splice(0).reverse()) await step().catch((error: Error) => console.error(`[bench] clean-up step failed: ${error.message}`));
+  console.log('[bench] cleaned up: processes stopped, stream deleted, database dropped');
+}

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from '@jest/globals';
+import { createNkeyPair } from '@availability/messaging';
 
 /**
  * `NODE_ENV=production` refuses to start with anything made for development, and says every
  * offending setting at once (names, never values). Each service is started as it is deployed.
  */
 const STRONG = 'R7q2Zp9LmX4vT8wKc3NfY6hB1sJd5GaE';
-const KEY = Buffer.alloc(32, 7).toString('base64');
 /** Were a configuration accepted, the service could reach nothing: no test touches shared state. */
 const UNREACHABLE = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', NATS_URL: 'nats://127.0.0.1:1', REDIS_URL: 'redis://127.0.0.1:1' };
 
@@ -36,25 +36,25 @@ const cases: Array<{ app: string; env: Record<string, string>; offending: string
   {
     app: 'notification-service',
     env: { PUSH_TRANSPORT: 'recording', DEV_ENDPOINTS: 'true', RECORDING_PUSH_FAILURES: '{}', METRICS_TOKEN: 'change-me-change-me-change-me-change-me' },
-    offending: ['PUSH_TRANSPORT', 'DEV_ENDPOINTS', 'RECORDING_PUSH_FAILURES', 'METRICS_TOKEN'],
+    offending: ['PUSH_TRANSPORT', 'DEV_ENDPOINTS', 'RECORDING_PUSH_FAILURES', 'METRICS_TOKEN', 'NATS_NKEY_SEED'],
     secrets: ['change-me-change-me-change-me-change-me'],
   },
   {
     app: 'contact-directory',
     env: { DIRECTORY_ADMIN_TOKEN: 'change-me-change-me-change-me-change-me', WEBHOOK_ALLOW_LOOPBACK: 'true', METRICS_TOKEN: STRONG },
-    offending: ['DIRECTORY_ADMIN_TOKEN', 'DIRECTORY_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK'],
+    offending: ['DIRECTORY_ADMIN_TOKEN', 'DIRECTORY_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK', 'NATS_NKEY_SEED', 'DIRECTORY_XKEY_SEED', 'WEBHOOK_SIGNING_KEYS'],
     secrets: ['change-me-change-me-change-me-change-me'],
   },
   {
     app: 'webhook-dispatcher',
     env: { DISPATCHER_ADMIN_TOKEN: 'a'.repeat(40), WEBHOOK_ALLOW_LOOPBACK: 'true', METRICS_TOKEN: '' },
-    offending: ['DISPATCHER_ADMIN_TOKEN', 'WEBHOOK_ALLOW_LOOPBACK', 'METRICS_TOKEN'],
+    offending: ['DISPATCHER_ADMIN_TOKEN', 'WEBHOOK_ALLOW_LOOPBACK', 'METRICS_TOKEN', 'NATS_NKEY_SEED', 'DISPATCHER_XKEY_SEED', 'WEBHOOK_SIGNING_KEYS'],
     secrets: ['a'.repeat(40)],
   },
   {
     app: 'offers-api',
     env: { METRICS_TOKEN: 'short' },
-    offending: ['METRICS_TOKEN'],
+    offending: ['METRICS_TOKEN', 'NATS_NKEY_SEED'],
     secrets: [],
   },
   {
@@ -79,7 +79,7 @@ describe('production profile', () => {
       PUSH_TRANSPORT: 'fcm',
       FCM_SERVICE_ACCOUNT_JSON: JSON.stringify({ project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com', private_key: 'x' }),
       METRICS_TOKEN: STRONG,
-      DIRECTORY_SECRET_KEY: KEY,
+      NATS_NKEY_SEED: createNkeyPair().seed,
     });
     expect(exit.output).not.toMatch(/Invalid configuration/);
   });

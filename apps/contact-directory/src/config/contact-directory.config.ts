@@ -1,5 +1,5 @@
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, developmentOnly, InProduction, realSecret, required, requiredOr, ServiceConfig } from '@availability/service-core';
+import { BusServiceConfig, ConfigValidationError, developmentOnly, InProduction, realSecret, required, requiredOr } from '@availability/service-core';
 import { sealingKeysProblems } from '@availability/messaging';
 import { type AddressPolicy, type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
@@ -14,7 +14,7 @@ export const DEV_SECRET_KEY = Buffer.from('availability-dev-secret-key-0001', 'u
 export type TriState = 'auto' | 'true' | 'false';
 const TRI_STATE: TriState[] = ['auto', 'true', 'false'];
 
-export class ContactDirectoryConfig extends ServiceConfig {
+export class ContactDirectoryConfig extends BusServiceConfig {
   @IsInt()
   @Min(0)
   @Max(65535)

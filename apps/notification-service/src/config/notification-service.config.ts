@@ -1,8 +1,8 @@
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { developmentOnly, InProduction, oneOf, ServiceConfig, unset } from '@availability/service-core';
+import { BusServiceConfig, developmentOnly, InProduction, oneOf, unset } from '@availability/service-core';
 
 /** notification-service settings (on top of ServiceConfig); see apps/notification-service/README.md. */
-export class NotificationServiceConfig extends ServiceConfig {
+export class NotificationServiceConfig extends BusServiceConfig {
   @IsInt()
   @Min(0)
   @Max(65535)

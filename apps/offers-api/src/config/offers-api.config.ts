@@ -1,7 +1,7 @@
 import { IsInt, Max, Min } from 'class-validator';
-import { ServiceConfig } from '@availability/service-core';
+import { BusServiceConfig } from '@availability/service-core';
 
-export class OffersApiConfig extends ServiceConfig {
+export class OffersApiConfig extends BusServiceConfig {
   @IsInt()
   @Min(0)
   @Max(65535)

@@ -1,5 +1,5 @@
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, developmentOnly, InProduction, realSecret, required, requiredOr, ServiceConfig } from '@availability/service-core';
+import { BusServiceConfig, ConfigValidationError, developmentOnly, InProduction, realSecret, required, requiredOr } from '@availability/service-core';
 import { sealingKeysProblems } from '@availability/messaging';
 import { type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
@@ -9,7 +9,7 @@ import { SigningKeyRing } from '@availability/webhook-signing';
  * webhook-dispatcher's settings (README "Configuration"). The retry defaults spread 30 attempts over
  * about a day; tests shrink them to milliseconds.
  */
-export class WebhookDispatcherConfig extends ServiceConfig {
+export class WebhookDispatcherConfig extends BusServiceConfig {
   @IsInt()
   @Min(0)
   @Max(65535)

@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
-import { InProduction, realSecret } from './production-rules.js';
+import { InProduction, realSecret, required } from './production-rules.js';
 
 /**
  * Settings every service shares. A service's own config class extends this one, so all services read
@@ -112,4 +112,13 @@ export class ServiceConfig {
   /** Whether this instance publishes its outbox. Turn off only where another instance does it. */
   @IsBoolean()
   OUTBOX_RELAY_ENABLED = true;
+}
+
+/**
+ * Settings of a service that uses the bus (every platform service but the example integrator): in
+ * production it must have its own NATS credentials, listed with every other offending setting.
+ */
+export class BusServiceConfig extends ServiceConfig {
+  @InProduction(required)
+  override NATS_NKEY_SEED = '';
 }
