@@ -53,9 +53,18 @@ export class RequestReply implements OnModuleDestroy {
     return reply.result;
   }
 
-  /** Fire-and-forget broadcast to every instance (e.g. cache invalidation). */
-  publish(subject: string, body: unknown): void {
-    this.connection.publish(`${this.prefix}${subject}`, JSON.stringify(body));
+  /**
+   * A broadcast to every instance (cache invalidation), out on the server before this resolves, so
+   * the change that caused it is announced before its request is answered. Never throws: a service
+   * that misses one drops its cached entry when the entry expires.
+   */
+  async broadcast(subject: string, body: unknown): Promise<void> {
+    try {
+      this.connection.publish(`${this.prefix}${subject}`, JSON.stringify(body));
+      await this.connection.flush();
+    } catch (error) {
+      this.logger.warn(`broadcast on ${subject} failed (cached entries expire on their own): ${(error as Error).message}`);
+    }
   }
 
   subscribe<T>(subject: string, handler: (body: T) => void): void {
