@@ -1,5 +1,5 @@
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { BusServiceConfig, ConfigValidationError, developmentOnly, InProduction, realSecret, required, requiredOr } from '@availability/service-core';
+import { ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, realSecret, required } from '@availability/service-core';
 import { sealingKeysProblems } from '@availability/messaging';
 import { type AddressPolicy, type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
@@ -14,7 +14,7 @@ export const DEV_SECRET_KEY = Buffer.from('availability-dev-secret-key-0001', 'u
 export type TriState = 'auto' | 'true' | 'false';
 const TRI_STATE: TriState[] = ['auto', 'true', 'false'];
 
-export class ContactDirectoryConfig extends BusServiceConfig {
+export class ContactDirectoryConfig extends IntegratorCallerConfig {
   @IsInt()
   @Min(0)
   @Max(65535)
@@ -64,13 +64,6 @@ export class ContactDirectoryConfig extends BusServiceConfig {
   @IsIn(TRI_STATE)
   WEBHOOK_ALLOW_PRIVATE: TriState = 'false';
 
-  /**
-   * A PEM file of CA certificates trusted for https integrators besides the public CAs (a private
-   * deployment's own CA). Empty: public CAs only. Certificates are always checked against the host name.
-   */
-  @IsString()
-  OUTBOUND_CA_FILE = '';
-
   /** How long a replaced webhook secret keeps signing (both secrets sign during the grace period). */
   @IsInt()
   @Min(0)
@@ -100,21 +93,6 @@ export class ContactDirectoryConfig extends BusServiceConfig {
   @Min(1)
   @Max(10_000)
   SUGGESTIONS_MAX_PER_PROVIDER = 500;
-
-  /**
-   * The platform's ed25519 keys for `v1a` signatures (of `/test/auth` and contact-suggestion searches):
-   * the same JSON array as webhook-dispatcher's, which publishes the public keys. Required in production;
-   * empty elsewhere = a key generated at start-up. See docs/operator-guide.md "Signing keys".
-   */
-  @IsString()
-  @MaxLength(65_536)
-  @InProduction(requiredOr('WEBHOOK_SIGNING_KEYS_FILE'))
-  WEBHOOK_SIGNING_KEYS = '';
-
-  /** Instead of WEBHOOK_SIGNING_KEYS: a file holding the same JSON (e.g. a mounted secret). */
-  @IsString()
-  @MaxLength(4096)
-  WEBHOOK_SIGNING_KEYS_FILE = '';
 }
 
 /**
@@ -138,11 +116,7 @@ export function assertKeys(config: ContactDirectoryConfig): void {
  * now and kept in `config`). Throws a ConfigValidationError that never contains key material.
  */
 export function signingKeys(config: ContactDirectoryConfig): SigningKeyRing {
-  try {
-    return SigningKeyRing.fromSettings(config);
-  } catch (error) {
-    throw new ConfigValidationError([(error as Error).message]);
-  }
+  return fromSetting(() => SigningKeyRing.fromSettings(config));
 }
 
 function isSecretKey(value: string): boolean {
@@ -169,10 +143,5 @@ export function outboundClientOptions(config: ContactDirectoryConfig): OutboundC
 }
 
 function extraCa(path: string): string | undefined {
-  if (path === '') return undefined;
-  try {
-    return readCaFile(path);
-  } catch (error) {
-    throw new ConfigValidationError([`OUTBOUND_CA_FILE: ${(error as Error).message}`]);
-  }
+  return path === '' ? undefined : fromSetting(() => readCaFile(path), 'OUTBOUND_CA_FILE');
 }

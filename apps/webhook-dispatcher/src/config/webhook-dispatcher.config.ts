@@ -1,5 +1,5 @@
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { BusServiceConfig, ConfigValidationError, developmentOnly, InProduction, realSecret, required, requiredOr } from '@availability/service-core';
+import { ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, realSecret, required } from '@availability/service-core';
 import { sealingKeysProblems } from '@availability/messaging';
 import { type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
@@ -9,7 +9,7 @@ import { SigningKeyRing } from '@availability/webhook-signing';
  * webhook-dispatcher's settings (README "Configuration"). The retry defaults spread 30 attempts over
  * about a day; tests shrink them to milliseconds.
  */
-export class WebhookDispatcherConfig extends BusServiceConfig {
+export class WebhookDispatcherConfig extends IntegratorCallerConfig {
   @IsInt()
   @Min(0)
   @Max(65535)
@@ -139,29 +139,6 @@ export class WebhookDispatcherConfig extends BusServiceConfig {
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE = false;
 
-  /**
-   * A PEM file of CA certificates trusted for https integrators besides the public CAs (a private
-   * deployment's own CA). Empty: public CAs only. Certificates are always checked against the host name.
-   */
-  @IsString()
-  OUTBOUND_CA_FILE = '';
-
-  /**
-   * The platform's ed25519 keys for `v1a` signatures, a JSON array (first entry signs, every entry is
-   * published at /.well-known/webhook-keys.json): `[{"kid":"2026-11","privateKeyPem":"-----BEGIN PRIVATE KEY-----\n…"}]`.
-   * contact-directory must have the same value. Required in production; empty elsewhere = a key generated
-   * at start-up. See docs/operator-guide.md "Signing keys".
-   */
-  @IsString()
-  @MaxLength(65_536)
-  @InProduction(requiredOr('WEBHOOK_SIGNING_KEYS_FILE'))
-  WEBHOOK_SIGNING_KEYS = '';
-
-  /** Instead of WEBHOOK_SIGNING_KEYS: a file holding the same JSON (e.g. a mounted secret). */
-  @IsString()
-  @MaxLength(4096)
-  WEBHOOK_SIGNING_KEYS_FILE = '';
-
   /** How long verifiers may cache the published key set (its Cache-Control max-age). */
   @IsInt()
   @Min(0)
@@ -193,12 +170,7 @@ export function outboundClientOptions(config: WebhookDispatcherConfig): Outbound
 }
 
 function extraCa(path: string): string | undefined {
-  if (path === '') return undefined;
-  try {
-    return readCaFile(path);
-  } catch (error) {
-    throw new ConfigValidationError([`OUTBOUND_CA_FILE: ${(error as Error).message}`]);
-  }
+  return path === '' ? undefined : fromSetting(() => readCaFile(path), 'OUTBOUND_CA_FILE');
 }
 
 /**
@@ -206,9 +178,5 @@ function extraCa(path: string): string | undefined {
  * now and kept in `config`). Throws a ConfigValidationError that never contains key material.
  */
 export function signingKeys(config: WebhookDispatcherConfig): SigningKeyRing {
-  try {
-    return SigningKeyRing.fromSettings(config);
-  } catch (error) {
-    throw new ConfigValidationError([(error as Error).message]);
-  }
+  return fromSetting(() => SigningKeyRing.fromSettings(config));
 }

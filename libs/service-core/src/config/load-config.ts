@@ -56,3 +56,18 @@ function flatten(errors: ValidationError[]): string[] {
     Object.keys(error.constraints ?? {}).map((rule) => `${error.property}: fails ${rule}`),
   );
 }
+
+/**
+ * A value read from a setting at start-up (a file, a key list) whose reader throws: its message,
+ * after the setting's name when given, becomes a ConfigValidationError problem, so the start fails
+ * like any other bad setting.
+ */
+export function fromSetting<T>(read: () => T, setting?: string): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ConfigValidationError) throw error;
+    const message = (error as Error).message;
+    throw new ConfigValidationError([setting ? `${setting}: ${message}` : message]);
+  }
+}

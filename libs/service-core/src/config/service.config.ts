@@ -1,5 +1,5 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
-import { InProduction, realSecret, required } from './production-rules.js';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { InProduction, realSecret, required, requiredOr } from './production-rules.js';
 
 /**
  * Settings every service shares. A service's own config class extends this one, so all services read
@@ -121,4 +121,33 @@ export class ServiceConfig {
 export class BusServiceConfig extends ServiceConfig {
   @InProduction(required)
   override NATS_NKEY_SEED = '';
+}
+
+/**
+ * Settings of a service that calls integrators (contact-directory: profile checks and suggestions;
+ * webhook-dispatcher: webhooks). Both must have the same values, or an integrator that passes the
+ * profile check could not verify or be reached by the deliveries.
+ */
+export class IntegratorCallerConfig extends BusServiceConfig {
+  /**
+   * A PEM file of CA certificates trusted for https integrators besides the public CAs (a private
+   * deployment's own CA). Empty: public CAs only. Certificates are always checked against the host name.
+   */
+  @IsString()
+  OUTBOUND_CA_FILE = '';
+
+  /**
+   * The platform's ed25519 keys for `v1a` signatures, a JSON array (first entry signs, every entry is
+   * published at webhook-dispatcher's /.well-known/webhook-keys.json): `[{"kid":"2026-11","privateKeyPem":"-----BEGIN PRIVATE KEY-----\n…"}]`.
+   * Required in production; empty elsewhere = a key generated at start-up. See docs/operator-guide.md "Signing keys".
+   */
+  @IsString()
+  @MaxLength(65_536)
+  @InProduction(requiredOr('WEBHOOK_SIGNING_KEYS_FILE'))
+  WEBHOOK_SIGNING_KEYS = '';
+
+  /** Instead of WEBHOOK_SIGNING_KEYS: a file holding the same JSON (e.g. a mounted secret). */
+  @IsString()
+  @MaxLength(4096)
+  WEBHOOK_SIGNING_KEYS_FILE = '';
 }
