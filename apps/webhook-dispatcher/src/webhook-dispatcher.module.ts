@@ -5,17 +5,22 @@ import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from
 import { AdminAuthGuard } from './admin/admin-auth.js';
 import { DeliveriesController } from './admin/deliveries.controller.js';
 import { SigningKeyRing } from '@availability/webhook-signing';
-import { signingKeys, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
+import { endpointGateOptions, signingKeys, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { DeliveriesRepository, DISPATCHER_SCHEMA } from './delivery/deliveries.repository.js';
-import { DeliveryQueue } from './delivery/delivery-queue.js';
-import { DeliveryWorker } from './delivery/delivery-worker.js';
-import { EndpointRegistry } from './delivery/endpoint-registry.js';
+import { Deliverer } from './delivery/deliverer.js';
+import { PostgresEndpointHealthStore } from './delivery/endpoint-health.store.js';
 import { EventIntake } from './delivery/event-intake.js';
 import { HeldDeliveries } from './delivery/held-deliveries.js';
+import { RecoverySweep } from './delivery/recovery-sweep.js';
+import { RetryQueue } from './delivery/retry-queue.js';
+import { RetryWorker } from './delivery/retry-worker.js';
 import { TargetResolver } from './delivery/target-resolver.js';
+import { WebhookSender } from './delivery/webhook-sender.js';
+import { EndpointGate } from './domain/endpoint-gate.js';
 import { KeySetController } from './keys/key-set.controller.js';
 import { CreateDispatcher1764100000000 } from './migrations/1764100000000-create-dispatcher.js';
 import { HeldDeliveries1764300000000 } from './migrations/1764300000000-held-deliveries.js';
+import { OverdueDeliveries1764400000000 } from './migrations/1764400000000-overdue-deliveries.js';
 
 export const SERVICE_NAME = 'webhook-dispatcher';
 
@@ -30,7 +35,7 @@ export class WebhookDispatcherModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: DISPATCHER_SCHEMA,
-          migrations: [CreateDispatcher1764100000000, outboxTraceIdMigration(DISPATCHER_SCHEMA, 1764200000000), HeldDeliveries1764300000000],
+          migrations: [CreateDispatcher1764100000000, outboxTraceIdMigration(DISPATCHER_SCHEMA, 1764200000000), HeldDeliveries1764300000000, OverdueDeliveries1764400000000],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),
@@ -51,11 +56,15 @@ export class WebhookDispatcherModule {
         AdminAuthGuard,
         DeliveriesRepository,
         TargetResolver,
-        EndpointRegistry,
-        DeliveryQueue,
+        PostgresEndpointHealthStore,
+        { provide: EndpointGate, useFactory: (store: PostgresEndpointHealthStore) => new EndpointGate(endpointGateOptions(config), store), inject: [PostgresEndpointHealthStore] },
+        WebhookSender,
+        RetryQueue,
         HeldDeliveries,
+        Deliverer,
         EventIntake,
-        DeliveryWorker,
+        RetryWorker,
+        RecoverySweep,
       ],
       exports: [WebhookDispatcherConfig],
     };

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { QueueName } from '@availability/jobs';
 import { signRequest, verifyRequest, verifyStandardWebhook } from '@availability/webhook-signing';
 import { eventually, freePort, queryDatabase, ServiceProcess, type TestDatabase, type TestEventNamespace } from '@availability/testing';
-import { trialJobIdFor } from '../src/delivery/delivery-queue.js';
+import { trialJobIdFor } from '../src/delivery/retry-queue.js';
 import { jobIdFor } from '../src/domain/webhook-call.js';
 import {
   type AdminApi,
@@ -314,7 +314,7 @@ describe('endpoints', () => {
         return delivery?.heldSince && delivery;
       }, 5_000, 'the last event held');
       expect(held).toMatchObject({ status: 'pending', attempts: 0, heldSince: expect.any(String) });
-      expect(await queue.getJob(jobIdFor(later[19].eventId as string, down))).toBeUndefined(); // nothing in Redis for it
+      expect(await queue.getJob(jobIdFor(later[19].eventId as string, down, 0, 1))).toBeUndefined(); // nothing in Redis for it
       const trial = await queue.getJob(trialJobIdFor(down));
       expect(trial && (await trial.getState())).toBe('delayed');
     } finally {

@@ -3,7 +3,8 @@ import { ApiBearerAuth, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@ne
 import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { pageFromQuery, ProblemException, singleQueryParam, validateBody } from '@availability/service-core';
 import { DELIVERY_STATUSES, DeliveriesRepository, type DeliveryStatus, type DeliveryView } from '../delivery/deliveries.repository.js';
-import { DeliveryQueue } from '../delivery/delivery-queue.js';
+import { deliveryOf } from '../delivery/delivery.js';
+import { RetryQueue } from '../delivery/retry-queue.js';
 import { AdminAuthGuard } from './admin-auth.js';
 
 export class RedeliverAllDto {
@@ -37,7 +38,7 @@ const MAX_PAGE = 200;
 export class DeliveriesController {
   constructor(
     private readonly repository: DeliveriesRepository,
-    private readonly queue: DeliveryQueue,
+    private readonly retries: RetryQueue,
   ) {}
 
   @Get('deliveries')
@@ -82,7 +83,7 @@ export class DeliveriesController {
   async redeliver(@Param('id') id: string): Promise<DeliveryView> {
     const row = /^\d{1,15}$/.test(id) ? await this.repository.startRedelivery(Number(id)) : undefined;
     if (!row) throw ProblemException.notFound('The delivery');
-    await this.queue.enqueue([DeliveryQueue.jobFor(row)]);
+    await this.retries.schedule(deliveryOf(row), 1, 0);
     return (await this.repository.find(row.id)) as DeliveryView;
   }
 
@@ -92,7 +93,7 @@ export class DeliveriesController {
   async redeliverAll(@Body() body: unknown): Promise<{ redelivered: number }> {
     const dto = validateBody(RedeliverAllDto, body ?? {});
     const rows = await this.repository.startRedeliveries(new Date(dto.since), dto.statuses ?? ['failed', 'dead'], dto.organisationId);
-    await this.queue.enqueue(rows.map((row) => DeliveryQueue.jobFor(row)));
+    await this.retries.scheduleAll(rows.map((row) => ({ delivery: deliveryOf(row), attemptNo: 1 })));
     return { redelivered: rows.length };
   }
 

@@ -70,10 +70,10 @@ describe('WebhookDispatcherConfig', () => {
   it('builds the delivery client from the address policy and the extra CA file, refusing a file that cannot serve', async () => {
     const certificates = await createTestCertificates();
     try {
-      const config = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, { OUTBOUND_CA_FILE: certificates.caFile, WEBHOOK_CONCURRENCY: '7' }), {});
+      const config = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, { OUTBOUND_CA_FILE: certificates.caFile, WEBHOOK_CONCURRENCY: '7', WEBHOOK_INTAKE_CONCURRENCY: '5' }), {});
       expect(outboundClientOptions(config)).toEqual({
         policy: { allowLoopback: true, allowPrivate: false },
-        connectionsPerOrigin: 7,
+        connectionsPerOrigin: 12,
         extraCaCertificates: certificates.caCert,
       });
       expect(outboundClientOptions(loadConfig(WebhookDispatcherConfig, {})).extraCaCertificates).toBeUndefined();

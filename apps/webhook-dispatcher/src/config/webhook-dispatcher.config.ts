@@ -3,6 +3,7 @@ import { ConfigValidationError, developmentOnly, fromSetting, InProduction, Inte
 import { sealingKeysProblems } from '@availability/messaging';
 import { type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
+import type { EndpointGateOptions } from '../domain/endpoint-gate.js';
 
 
 /**
@@ -131,6 +132,15 @@ export class WebhookDispatcherConfig extends IntegratorCallerConfig {
   @Min(1_000)
   WEBHOOK_INTAKE_ACK_WAIT_MS = 30_000;
 
+  /**
+   * A delivery neither finished nor held whose attempt is overdue by this long is queued again from the
+   * delivery log (its job was lost: Redis lost its data, or a crash fell between the log and the queue).
+   * Longer than an attempt can take (WEBHOOK_TIMEOUT_MS) and than a job's lock.
+   */
+  @IsInt()
+  @Min(1_000)
+  WEBHOOK_RECOVERY_AFTER_MS = 300_000;
+
   /** SSRF policy: loopback and private addresses are refused unless allowed here (tests and development allow loopback). */
   @IsBoolean()
   @InProduction(developmentOnly)
@@ -164,8 +174,25 @@ export function outboundClientOptions(config: WebhookDispatcherConfig): Outbound
     policy: { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
     // Several organisations may share one host (a multi-tenant integrator): the pool per origin must
     // never be what limits them, or one hanging organisation would hold the connections of the others.
-    connectionsPerOrigin: config.WEBHOOK_CONCURRENCY,
+    connectionsPerOrigin: config.WEBHOOK_CONCURRENCY + config.WEBHOOK_INTAKE_CONCURRENCY,
     extraCaCertificates: extraCa(config.OUTBOUND_CA_FILE),
+  };
+}
+
+/** The endpoint gate's settings: the per-endpoint limits and thresholds, and the fixed timings of its line. */
+export function endpointGateOptions(config: WebhookDispatcherConfig): EndpointGateOptions {
+  return {
+    inFlightLimit: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    // A healthy endpoint's backlog waits in line here rather than going through Redis; a slow one's line
+    // is as short as its pace, so it cannot take the slots other endpoints need.
+    maxWaiting: Math.max(config.WEBHOOK_ENDPOINT_CONCURRENCY, config.WEBHOOK_INTAKE_CONCURRENCY - config.WEBHOOK_ENDPOINT_CONCURRENCY),
+    lineWaitMs: 250,
+    stallMs: 500,
+    busyRetryMs: 1_000,
+    failureThreshold: config.WEBHOOK_BREAKER_THRESHOLD,
+    cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+    healthTtlMs: 5_000,
   };
 }
 

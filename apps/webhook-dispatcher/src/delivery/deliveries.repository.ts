@@ -17,8 +17,6 @@ export interface NewDelivery {
   body: string;
   url: string | null;
   status: 'pending' | 'skipped';
-  /** Held back from the start: its endpoint's circuit is open (no job is queued). */
-  held: boolean;
 }
 
 /** The delivery row behind a new or repeated event: what the intake needs to decide whether to queue a job. */
@@ -29,6 +27,8 @@ export interface IntakeResult {
   inserted: boolean;
   /** Held back while its endpoint's circuit is open: it has no job. */
   held: boolean;
+  /** Attempts its current series has made (0 for a new row). */
+  attemptsInSeries: number;
 }
 
 /** One finished attempt (or a decision taken without calling: `statusCode` and `durationMs` then null/0). */
@@ -136,22 +136,23 @@ export class DeliveriesRepository {
    * row. Returns, in input order, the row each input maps to and whether it was new.
    */
   async insertDeliveries(rows: NewDelivery[]): Promise<IntakeResult[]> {
-    const result: Array<{ n: number; id: number | null; status: DeliveryStatus | null; series: number | null; inserted: boolean; held: boolean }> =
+    const result: Array<{ id: number | null; status: DeliveryStatus | null; series: number | null; inserted: boolean; held: boolean; attemptsInSeries: number }> =
       await this.dataSource.query(
         `WITH input AS (
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[])
-             WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, held, n)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+             WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, n)
          ), inserted AS (
-           INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, held_at)
-           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status,
-                  CASE WHEN held AND status = 'pending' THEN now() END
+           INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status)
+           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status
            FROM input ORDER BY n
            ON CONFLICT (event_id, organisation_id) DO NOTHING
-           RETURNING id, event_id, organisation_id, status, series, held_at
+           RETURNING id, event_id, organisation_id, status, series
          )
-         SELECT i.n, COALESCE(ins.id, d.id) AS id, COALESCE(ins.status, d.status) AS status,
+         SELECT COALESCE(ins.id, d.id) AS id, COALESCE(ins.status, d.status) AS status,
                 COALESCE(ins.series, d.series) AS series, ins.id IS NOT NULL AS inserted,
-                COALESCE(ins.held_at, d.held_at) IS NOT NULL AS held
+                d.held_at IS NOT NULL AS held,
+                CASE WHEN ins.id IS NULL AND d.id IS NOT NULL
+                  THEN (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int ELSE 0 END AS "attemptsInSeries"
          FROM input i
          LEFT JOIN inserted ins ON ins.event_id = i.event_id AND ins.organisation_id = i.organisation_id
          LEFT JOIN dispatcher.delivery d ON d.event_id = i.event_id AND d.organisation_id = i.organisation_id
@@ -166,11 +167,17 @@ export class DeliveriesRepository {
           rows.map((r) => r.body),
           rows.map((r) => r.url),
           rows.map((r) => r.status),
-          rows.map((r) => r.held),
         ],
       );
     // A row inserted by a concurrent transaction is invisible to this statement's snapshot: treat it as pending.
-    return result.map((r) => ({ id: r.id, status: r.status ?? 'pending', series: r.series ?? 0, inserted: r.inserted, held: r.held }));
+    return result.map((r) => ({
+      id: r.id,
+      status: r.status ?? 'pending',
+      series: r.series ?? 0,
+      inserted: r.inserted,
+      held: r.held,
+      attemptsInSeries: r.attemptsInSeries,
+    }));
   }
 
   /** Records finished attempts and moves their deliveries on, in one statement for the whole batch. */
@@ -301,24 +308,33 @@ export class DeliveriesRepository {
     return rows[0];
   }
 
+  /** Up to `limit` held deliveries of an endpoint, oldest first. */
+  async heldBatch(organisationId: string, limit: number): Promise<HeldRow[]> {
+    return this.dataSource.query(
+      `SELECT ${HELD_COLUMNS} FROM dispatcher.delivery d
+       WHERE d.organisation_id = $1 AND d.held_at IS NOT NULL
+       ORDER BY d.id LIMIT $2`,
+      [organisationId, limit],
+    );
+  }
+
+  /** Ends the hold of deliveries whose next attempts are queued. */
+  async endHold(ids: number[]): Promise<void> {
+    await this.dataSource.query(`UPDATE dispatcher.delivery SET held_at = NULL, updated_at = now() WHERE id = ANY($1::bigint[]) AND held_at IS NOT NULL`, [ids]);
+  }
+
   /**
-   * Releases up to `limit` held deliveries of an endpoint: `queue` is called with them while their rows
-   * are locked, and the hold ends only once it has returned. A crash in between leaves them held (the
-   * next release queues them again under the same job ids); a concurrent release skips locked rows.
+   * Deliveries that should have been attempted more than `overdueMs` ago and are neither finished nor
+   * held: their job was lost (Redis lost its data, or a crash came between the log and the queue).
    */
-  async releaseHeld(organisationId: string, limit: number, queue: (rows: HeldRow[]) => Promise<void>): Promise<number> {
-    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
-      const rows: HeldRow[] = await manager.query(
-        `SELECT ${HELD_COLUMNS} FROM dispatcher.delivery d
-         WHERE d.organisation_id = $1 AND d.held_at IS NOT NULL
-         ORDER BY d.id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [organisationId, limit],
-      );
-      if (rows.length === 0) return 0;
-      await queue(rows);
-      await manager.query(`UPDATE dispatcher.delivery SET held_at = NULL, updated_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
-      return rows.length;
-    });
+  async overdue(overdueMs: number, limit: number): Promise<HeldRow[]> {
+    return this.dataSource.query(
+      `SELECT ${HELD_COLUMNS} FROM dispatcher.delivery d
+       WHERE d.status IN ('pending', 'failed') AND d.held_at IS NULL
+         AND COALESCE(d.next_attempt_at, d.updated_at) < now() - make_interval(secs => $1::double precision / 1000)
+       ORDER BY COALESCE(d.next_attempt_at, d.updated_at) LIMIT $2`,
+      [overdueMs, limit],
+    );
   }
 
   /** Endpoints with deliveries held back. */

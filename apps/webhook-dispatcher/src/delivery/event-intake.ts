@@ -13,10 +13,10 @@ import {
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { MicroBatcher } from '../domain/micro-batcher.js';
 import { targetUrl, UnsupportedEventError, type WebhookCall, webhookCallFor, webhookIdFor } from '../domain/webhook-call.js';
-import { DeliveriesRepository, type NewDelivery } from './deliveries.repository.js';
-import { type DeliveryJob, DeliveryQueue } from './delivery-queue.js';
-import { EndpointRegistry } from './endpoint-registry.js';
-import { HeldDeliveries } from './held-deliveries.js';
+import { DeliveriesRepository, type IntakeResult, type NewDelivery } from './deliveries.repository.js';
+import { Deliverer } from './deliverer.js';
+import { deliveryOf } from './delivery.js';
+import { RetryQueue } from './retry-queue.js';
 import { TargetResolver } from './target-resolver.js';
 
 /** The durable consumer and its events, as the bus permissions allow them (libs/messaging bus-permissions.ts). */
@@ -26,18 +26,18 @@ export const DURABLE_NAME = CONSUMER.durableName;
 export const WEBHOOK_EVENTS = CONSUMER.subjects;
 
 /**
- * Turns events into deliveries: one delivery row (idempotent) and one BullMQ job (deterministic id)
- * per (event, organisation), then acks. A crash before the ack redelivers the event, which finds its
- * row and re-adds a job only if the delivery has not finished, so no event makes a second webhook.
- * Events of a burst are written in batches (one INSERT, one Redis round trip per batch). An event for an
- * endpoint whose circuit is open is written held, with no job (HeldDeliveries); one for an endpoint that
- * stalled is queued delayed rather than fetched only to be put back.
+ * Turns events into deliveries and makes their first attempts: one delivery row per (event,
+ * organisation) (idempotent), then the attempt through the Deliverer, and the ack only once its outcome
+ * is recorded (or its next attempt is safely queued, or it is held). The JetStream message is what keeps
+ * a first attempt durable: a crash before the ack redelivers the event, which finds its row and makes
+ * the attempt again only if the delivery is still waiting for it, so no finished delivery makes a second
+ * webhook. Rows of a burst are written in batches (one INSERT per batch).
  */
 @Injectable()
 export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('EventIntake');
   private consumer?: DurableConsumer;
-  private readonly batcher = new MicroBatcher<NewDelivery, void>((rows) => this.store(rows), 500);
+  private readonly batcher = new MicroBatcher<NewDelivery, IntakeResult>((rows) => this.repository.insertDeliveries(rows), 500);
 
   constructor(
     @Inject(JETSTREAM) private readonly js: JetStreamClient,
@@ -46,9 +46,8 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(EVENT_STREAM_READY) _streamReady: boolean,
     private readonly resolver: TargetResolver,
     private readonly repository: DeliveriesRepository,
-    private readonly queue: DeliveryQueue,
-    private readonly endpoints: EndpointRegistry,
-    private readonly held: HeldDeliveries,
+    private readonly deliverer: Deliverer,
+    private readonly retries: RetryQueue,
     private readonly config: WebhookDispatcherConfig,
   ) {}
 
@@ -69,7 +68,7 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
     await this.consumer.start();
   }
 
-  /** Graceful shutdown: take no more events; those in hand finish (their rows and jobs are written) first. */
+  /** Graceful shutdown: take no more events; those in hand finish (their attempts are logged) first. */
   async onModuleDestroy(): Promise<void> {
     await this.consumer?.stop();
     await this.batcher.drain();
@@ -94,7 +93,7 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
         this.logger.warn(`organisation ${call.organisationId} has an invalid base URL; event ${call.eventId} is not delivered`);
       }
     }
-    await this.batcher.add({
+    const row: NewDelivery = {
       eventId: call.eventId,
       organisationId: call.organisationId,
       eventSubject: call.subject,
@@ -105,37 +104,13 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
       url,
       // No base URL: nothing is sent, the log says so (DESIGN 4).
       status: url ? 'pending' : 'skipped',
-      held: url !== null && this.endpoints.trialInMs(call.organisationId) > 0,
-    });
-  }
-
-  private async store(rows: NewDelivery[]): Promise<void[]> {
-    const results = await this.repository.insertDeliveries(rows);
-    const jobs: DeliveryJob[] = [];
-    const held: Array<{ organisationId: string; trialInMs: number }> = [];
-    rows.forEach((row, index) => {
-      const result = results[index];
-      // Only a delivery still waiting for its first attempt needs a job (re-adding an existing one is a no-op).
-      if (row.status !== 'pending' || result.id === null || result.status !== 'pending') return;
-      // Held for an endpoint whose circuit is open: its trial job calls it again (scheduled below).
-      if (result.held) {
-        if (result.inserted) held.push({ organisationId: row.organisationId, trialInMs: this.endpoints.trialInMs(row.organisationId) });
-        return;
-      }
-      jobs.push({
-        deliveryId: result.id,
-        series: result.series,
-        eventId: row.eventId,
-        organisationId: row.organisationId,
-        subject: row.eventSubject,
-        webhookId: row.webhookId,
-        method: row.method as DeliveryJob['method'],
-        path: row.path,
-        body: row.body,
-      });
-    });
-    await this.queue.enqueue(jobs, (job) => this.endpoints.delayMs(job.organisationId));
-    await this.held.heldAtIntake(held);
-    return rows.map(() => undefined);
+    };
+    const recorded = await this.batcher.add(row);
+    // Finished, held, waiting for a queued retry, or (a concurrent insert) not yet visible: nothing to do here.
+    if (recorded.id === null || recorded.status !== 'pending' || recorded.held) return;
+    const delivery = deliveryOf({ ...row, id: recorded.id, series: recorded.series });
+    const attemptNo = recorded.attemptsInSeries + 1;
+    const outcome = await this.deliverer.deliver(delivery, attemptNo);
+    if (outcome.kind === 'wait') await this.retries.schedule(delivery, attemptNo, outcome.ms);
   }
 }

@@ -1,8 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { backoffCeiling, backoffDelay, holdWithJitter, scheduleSpan } from './backoff.js';
-import { CircuitBreakers } from './circuit-breaker.js';
 import { classifyFailure, classifyResponse } from './classify.js';
-import { EndpointLimiter } from './endpoint-limiter.js';
 import { MicroBatcher } from './micro-batcher.js';
 import { parseRetryAfter } from './retry-after.js';
 import { jobIdFor, targetUrl, UnsupportedEventError, webhookCallFor, webhookIdFor } from './webhook-call.js';
@@ -119,128 +117,6 @@ describe('classification', () => {
   });
 });
 
-describe('CircuitBreakers', () => {
-  it('opens after the threshold, lets one trial through after the cool-down, closes on success', () => {
-    let now = 0;
-    const breakers = new CircuitBreakers({ failureThreshold: 3, cooldownMs: 1_000 }, () => now);
-    breakers.recordFailure('a');
-    breakers.recordFailure('a');
-    expect(breakers.waitMs('a')).toBe(0);
-    breakers.recordFailure('a');
-    expect(breakers.openForMs('a')).toBe(1_000);
-    expect(breakers.waitMs('a')).toBe(1_000);
-    expect(breakers.waitMs('b')).toBe(0);
-    expect(breakers.openForMs('b')).toBe(0);
-    now = 400;
-    expect(breakers.openForMs('a')).toBe(600);
-    now = 1_000;
-    expect(breakers.openForMs('a')).toBe(0); // due for its trial; asking does not start it
-
-    expect(breakers.waitMs('a')).toBe(0); // the trial
-    expect(breakers.waitMs('a')).toBe(1_000); // everyone else waits for it
-    breakers.recordFailure('a');
-    expect(breakers.waitMs('a')).toBe(1_000); // re-opened
-    now = 2_000;
-    expect(breakers.waitMs('a')).toBe(0);
-    breakers.recordSuccess('a');
-    expect(breakers.waitMs('a')).toBe(0);
-    expect(breakers.isOpen('a')).toBe(false);
-  });
-});
-
-describe('EndpointLimiter', () => {
-  it('limits calls per endpoint, hands a freed slot to the next in line, and turns callers away from a stalled endpoint', async () => {
-    let now = 0;
-    const limiter = new EndpointLimiter({ perKey: 2, stallMs: 500, maxWaiters: 1, maxLineWaitMs: 250 }, () => now);
-    expect(await limiter.acquire('a', 100)).toBe(true);
-    expect(await limiter.acquire('a', 100)).toBe(true);
-    expect(await limiter.acquire('b', 100)).toBe(true);
-    const waiting = limiter.acquire('a', 1_000);
-    expect(await limiter.acquire('a', 1_000)).toBe(false); // line is full
-    limiter.release('a');
-    expect(await waiting).toBe(true);
-    expect(limiter.active('a')).toBe(2);
-    now = 600;
-    expect(limiter.stalled('a')).toBe(true);
-    expect(await limiter.acquire('a', 1_000)).toBe(false);
-    expect(await limiter.acquire('a', 0)).toBe(false);
-    limiter.release('a');
-    limiter.release('a');
-    expect(limiter.active('a')).toBe(0);
-  });
-
-  it('turns callers already in line away as soon as the endpoint stalls, before their wait is over', async () => {
-    const limiter = new EndpointLimiter({ perKey: 1, stallMs: 30, maxWaiters: 5, maxLineWaitMs: 250 });
-    expect(await limiter.acquire('a', 10)).toBe(true);
-    const started = Date.now();
-    const waiting = [limiter.acquire('a', 5_000), limiter.acquire('a', 5_000)];
-    const answers = await Promise.race([Promise.all(waiting), new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 1_000))]);
-    expect(answers).toEqual([false, false]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(30);
-    limiter.release('a');
-    expect(limiter.active('a')).toBe(0);
-  });
-
-  it('keeps callers in line while calls finish, however long the line waits in all', async () => {
-    let now = 0;
-    const limiter = new EndpointLimiter({ perKey: 3, stallMs: 40, maxWaiters: 5, maxLineWaitMs: 250 }, () => now);
-    for (let i = 0; i < 3; i++) expect(await limiter.acquire('a', 10)).toBe(true);
-    const line = [limiter.acquire('a', 5_000), limiter.acquire('a', 5_000), limiter.acquire('a', 5_000)];
-    // A call finishes every 25 ms (never 40 ms without progress): slow, not stalled; the last waits 75 ms.
-    for (let i = 0; i < 3; i++) {
-      now += 25;
-      limiter.release('a');
-    }
-    expect(await Promise.all(line)).toEqual([true, true, true]);
-  });
-
-  it('lets an endpoint’s line grow with its pace, up to maxWaiters, and keeps a slow endpoint’s line at perKey', async () => {
-    let now = 0;
-    const limiter = new EndpointLimiter({ perKey: 2, stallMs: 10_000, maxWaiters: 10, maxLineWaitMs: 100 }, () => now);
-    const lineAllowed = async (key: string) => {
-      let waiting = 0;
-      while (waiting < 20) {
-        const answer = limiter.acquire(key, 1);
-        if ((await Promise.race([answer, Promise.resolve('waiting' as const)])) !== 'waiting') break;
-        waiting += 1;
-      }
-      now += 10; // past their wait: the callers in line give up
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      return waiting;
-    };
-    // A fast endpoint: a call finishes every 2 ms.
-    for (let i = 0; i < 2; i++) await limiter.acquire('fast', 0);
-    for (let i = 0; i < 60; i++) {
-      now += 2;
-      limiter.release('fast');
-      await limiter.acquire('fast', 0);
-    }
-    expect(await lineAllowed('fast')).toBe(10); // 0.5 calls/ms × 100 ms = 50, capped at maxWaiters
-    // A slow one: a call every 200 ms.
-    for (let i = 0; i < 2; i++) await limiter.acquire('slow', 0);
-    for (let i = 0; i < 5; i++) {
-      now += 200;
-      limiter.release('slow');
-      await limiter.acquire('slow', 0);
-    }
-    expect(await lineAllowed('slow')).toBe(2); // 0.005 calls/ms × 100 ms < 1: perKey
-    // Not measured yet: taken to be fast.
-    for (let i = 0; i < 2; i++) await limiter.acquire('new', 0);
-    expect(await lineAllowed('new')).toBe(10);
-    // Busy for a while with nothing finishing: perKey (and soon stalled).
-    now += 100;
-    expect(await lineAllowed('new')).toBe(2);
-  });
-
-  it('gives up waiting after maxWaitMs', async () => {
-    const limiter = new EndpointLimiter({ perKey: 1, stallMs: 10_000, maxWaiters: 5, maxLineWaitMs: 250 });
-    expect(await limiter.acquire('a', 10)).toBe(true);
-    expect(await limiter.acquire('a', 20)).toBe(false);
-    limiter.release('a');
-    expect(await limiter.acquire('a', 10)).toBe(true);
-  });
-});
-
 describe('webhook calls', () => {
   const base = { eventId: EVENT_ID, occurredAt: '2026-11-22T10:55:03.000Z', organisationId: 'org-1' };
 
@@ -274,9 +150,9 @@ describe('webhook calls', () => {
 
   it('derives stable webhook and job ids', () => {
     expect(webhookIdFor(EVENT_ID, 'org-1')).toBe(`${EVENT_ID}:org-1`);
-    expect(jobIdFor(EVENT_ID, 'org-1')).toBe(`wh_${EVENT_ID}_org-1`);
-    expect(jobIdFor(EVENT_ID, 'org-1', 2)).toBe(`wh_${EVENT_ID}_org-1_r2`);
-    expect(jobIdFor(EVENT_ID, 'org-1')).not.toContain(':');
+    expect(jobIdFor(EVENT_ID, 'org-1', 0, 1)).toBe(`wh_${EVENT_ID}_org-1_a1`);
+    expect(jobIdFor(EVENT_ID, 'org-1', 2, 3)).toBe(`wh_${EVENT_ID}_org-1_r2_a3`);
+    expect(jobIdFor(EVENT_ID, 'org-1', 0, 1)).not.toContain(':');
   });
 
   it('joins base URLs with or without a trailing slash, keeping their path and query', () => {

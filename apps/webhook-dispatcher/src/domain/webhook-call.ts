@@ -64,12 +64,13 @@ export function webhookIdFor(eventId: string, organisationId: string): string {
 }
 
 /**
- * BullMQ job id of a delivery's attempt series: deterministic, so a redelivered event adds no second
- * job. (BullMQ refuses custom ids with one `:`, hence `_`.) Each operator redelivery starts a new series.
+ * BullMQ job id of one attempt of a delivery: deterministic, so a repeated event, a crash or the
+ * recovery sweep never queues the same attempt twice. (BullMQ refuses custom ids with one `:`, hence
+ * `_`.) Each operator redelivery starts a new series; `attemptNo` counts from 1 within the series.
  */
-export function jobIdFor(eventId: string, organisationId: string, series = 0): string {
+export function jobIdFor(eventId: string, organisationId: string, series: number, attemptNo: number): string {
   const base = `wh_${eventId}_${organisationId}`;
-  return series === 0 ? base : `${base}_r${series}`;
+  return `${series === 0 ? base : `${base}_r${series}`}_a${attemptNo}`;
 }
 
 /**

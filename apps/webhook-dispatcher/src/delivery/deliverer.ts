@@ -1,0 +1,208 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { counter, histogram, LATENCY_BUCKETS_SECONDS } from '@availability/service-core';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { holdWithJitter } from '../domain/backoff.js';
+import { EndpointGate, type GateReport } from '../domain/endpoint-gate.js';
+import { MicroBatcher } from '../domain/micro-batcher.js';
+import { type RetryPolicy, stepAfterAttempt } from '../domain/retry-policy.js';
+import { type AttemptRecord, DeliveriesRepository, type DeliveryStatus } from './deliveries.repository.js';
+import { type Delivery, deliveryOf } from './delivery.js';
+import { HeldDeliveries } from './held-deliveries.js';
+import { RetryQueue } from './retry-queue.js';
+import { TargetResolver, type WebhookTarget } from './target-resolver.js';
+import { WebhookSender } from './webhook-sender.js';
+
+/**
+ * What became of a delivery handed to the deliverer: `done` when its outcome is recorded (and its next
+ * attempt, if any, is safely queued, or it is held); `wait` when no attempt was made and the caller
+ * should try again in `ms` (the endpoint was busy, or the directory did not answer).
+ */
+export type Delivered = { kind: 'done' } | { kind: 'wait'; ms: number };
+
+/** How long a delivery may wait in line for a slot of a busy (not stalled) endpoint. */
+const LINE_WAIT_MS = 1_000;
+/** Delay when the directory could not tell us where to call (our side, not the integrator's: no attempt used). */
+const TARGET_UNKNOWN_WAIT_MS = 5_000;
+
+/**
+ * The path of one attempt, wherever it starts (the event stream for a first attempt, a job for a
+ * retry): where to call → the endpoint gate's admission → the signed call → the gate's report → one
+ * decision about what follows (done, retry later, dead), recorded in the delivery log before the caller
+ * acknowledges anything.
+ */
+@Injectable()
+export class Deliverer implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('Deliverer');
+  private readonly retryPolicy: RetryPolicy;
+  private readonly attempts: MicroBatcher<AttemptRecord, void>;
+  private readonly outcomes = counter(
+    'webhook_deliveries_total',
+    'Webhook delivery attempts by outcome: succeeded, failed (will retry), dead (dead-lettered), skipped (no base URL).',
+    ['outcome'],
+  );
+  private readonly waits = counter(
+    'webhook_jobs_put_back_total',
+    'Deliveries put off without an attempt: endpoint-busy (its calls in flight at the limit, or stalled), target-unknown (the directory did not answer).',
+    ['reason'],
+  );
+  private readonly callDurations = histogram('webhook_delivery_duration_seconds', 'Duration of calls to integrators.', [], LATENCY_BUCKETS_SECONDS);
+
+  constructor(
+    private readonly gate: EndpointGate,
+    private readonly resolver: TargetResolver,
+    private readonly sender: WebhookSender,
+    private readonly repository: DeliveriesRepository,
+    private readonly retries: RetryQueue,
+    private readonly held: HeldDeliveries,
+    private readonly config: WebhookDispatcherConfig,
+  ) {
+    this.retryPolicy = {
+      schedule: { baseMs: config.WEBHOOK_BACKOFF_BASE_MS, factor: config.WEBHOOK_BACKOFF_FACTOR, capMs: config.WEBHOOK_BACKOFF_CAP_MS },
+      maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+      clientErrorMaxAttempts: config.WEBHOOK_CLIENT_ERROR_MAX_ATTEMPTS,
+      retryAfterMaxMs: config.WEBHOOK_RETRY_AFTER_MAX_MS,
+    };
+    this.attempts = new MicroBatcher((records) => this.repository.recordAttempts(records).then(() => records.map(() => undefined)), 500);
+  }
+
+  onModuleInit(): void {
+    // The integrator re-saved its endpoint (and passed /test and /test/auth): enabled again, and what was held for it goes now.
+    this.resolver.onChanged((organisationId) => {
+      this.gate
+        .reset(organisationId)
+        .then(() => this.held.release(organisationId))
+        .catch((error: Error) => this.logger.warn(`enable ${organisationId}: ${error.message}`));
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.attempts.drain();
+  }
+
+  /** Attempt `attemptNo` (from 1 within its series) of a delivery, if its endpoint admits it now. */
+  async deliver(delivery: Delivery, attemptNo: number): Promise<Delivered> {
+    const org = delivery.organisationId;
+    const target = await this.target(org);
+    if (!target) return { kind: 'wait', ms: TARGET_UNKNOWN_WAIT_MS };
+    if (!target.baseUrl) {
+      await this.settle(delivery, 'skipped', 'the organisation has no webhook base URL');
+      return { kind: 'done' };
+    }
+    const admission = await this.gate.admit(org, LINE_WAIT_MS);
+    switch (admission.kind) {
+      case 'dead':
+        await this.settle(delivery, 'dead', `endpoint disabled: ${admission.reason}`);
+        return { kind: 'done' };
+      case 'hold':
+        await this.held.hold({ deliveryId: delivery.deliveryId, series: delivery.series, organisationId: org, trialInMs: holdWithJitter(admission.trialInMs) });
+        return { kind: 'done' };
+      case 'wait':
+        this.waits.inc({ reason: 'endpoint-busy' });
+        return { kind: 'wait', ms: holdWithJitter(admission.ms) };
+    }
+    const outcome = await this.attempt(delivery, attemptNo, { ...target, baseUrl: target.baseUrl });
+    if (outcome.status === 'failed') await this.retries.schedule(delivery, attemptNo + 1, outcome.retryInMs);
+    if (outcome.closed) this.releaseHeld(org);
+    return { kind: 'done' };
+  }
+
+  /**
+   * The trial call of an endpoint with held deliveries: the held delivery due first is attempted,
+   * through the gate like any other; if it succeeds every held delivery is queued again, otherwise
+   * the trial waits for the next cool-down (or until the next held delivery is due by its own retry
+   * schedule, if that is later).
+   */
+  async trial(organisationId: string): Promise<Delivered> {
+    const next = await this.held.next(organisationId);
+    if (!next) return { kind: 'done' };
+    const dueInMs = next.nextAttemptAt ? next.nextAttemptAt.getTime() - Date.now() : 0;
+    if (dueInMs > 0) return { kind: 'wait', ms: dueInMs };
+    const target = await this.target(organisationId);
+    if (!target) return { kind: 'wait', ms: TARGET_UNKNOWN_WAIT_MS };
+    if (!target.baseUrl) {
+      // Nothing to call any more: the deliveries go back to the queue, whose jobs log them as skipped.
+      await this.held.release(organisationId);
+      return { kind: 'done' };
+    }
+    const admission = await this.gate.admit(organisationId, 0);
+    // Disabled: what was held was dead-lettered with it.
+    if (admission.kind === 'dead') return { kind: 'done' };
+    if (admission.kind === 'hold') return { kind: 'wait', ms: holdWithJitter(admission.trialInMs) };
+    if (admission.kind === 'wait') return { kind: 'wait', ms: holdWithJitter(admission.ms) };
+    const outcome = await this.attempt(deliveryOf(next), next.attemptsInSeries + 1, { ...target, baseUrl: target.baseUrl });
+    if (outcome.status !== 'succeeded') return { kind: 'wait', ms: this.held.trialDelayMs() };
+    await this.held.release(organisationId);
+    return { kind: 'done' };
+  }
+
+  private async target(organisationId: string): Promise<WebhookTarget | undefined> {
+    try {
+      return await this.resolver.resolve(organisationId);
+    } catch (error) {
+      this.logger.warn(`target of organisation ${organisationId} unknown: ${(error as Error).message}`);
+      this.waits.inc({ reason: 'target-unknown' });
+      return undefined;
+    }
+  }
+
+  /** One admitted call, reported to the gate and logged; what follows it is decided here, once. */
+  private async attempt(
+    delivery: Delivery,
+    attemptNo: number,
+    target: WebhookTarget & { baseUrl: string },
+  ): Promise<{ status: DeliveryStatus; retryInMs: number; closed: boolean }> {
+    const org = delivery.organisationId;
+    let call;
+    try {
+      call = await this.sender.send(delivery, target);
+    } catch (error) {
+      this.gate.cancel(org);
+      throw error;
+    }
+    let report: GateReport = { closed: false, disabled: null };
+    try {
+      report = await this.gate.report(org, call.verdict, target.baseUrl, call.url ?? target.baseUrl);
+    } catch (error) {
+      // Endpoint health is bookkeeping: its failure must not turn a delivered webhook into a retry.
+      this.logger.warn(`endpoint bookkeeping for ${org} failed: ${(error as Error).message}`);
+    }
+    const step = stepAfterAttempt(call.verdict, attemptNo, this.retryPolicy);
+    let status: DeliveryStatus = step.status;
+    let retryInMs = step.status === 'failed' ? step.retryInMs : 0;
+    let errorMessage = call.errorMessage;
+    // The failure that disabled the endpoint ends its delivery too.
+    if (report.disabled !== null && status === 'failed') {
+      status = 'dead';
+      errorMessage = `${errorMessage ?? 'failed'}; endpoint disabled: ${report.disabled}`;
+    }
+    await this.attempts.add({
+      deliveryId: delivery.deliveryId,
+      series: delivery.series,
+      startedAt: call.startedAt,
+      durationMs: call.durationMs,
+      statusCode: call.response?.status ?? null,
+      errorKind: call.errorKind,
+      errorMessage,
+      responseExcerpt: call.response ? call.response.body : null,
+      status,
+      nextAttemptAt: status === 'failed' ? new Date(Date.now() + retryInMs) : null,
+      url: call.url,
+    });
+    this.outcomes.inc({ outcome: status });
+    this.callDurations.observe(call.durationMs / 1000);
+    if (status !== 'failed') retryInMs = 0;
+    return { status, retryInMs, closed: report.closed && status === 'succeeded' };
+  }
+
+  /** A decision taken without calling the integrator. */
+  private async settle(delivery: Delivery, status: 'dead' | 'skipped', reason: string): Promise<void> {
+    await this.repository.settle(delivery.deliveryId, delivery.series, status, reason);
+    this.outcomes.inc({ outcome: status });
+  }
+
+  private releaseHeld(organisationId: string): void {
+    // This process's half-open call got through: what was held for the endpoint goes now, not at its
+    // trial job. Only after the attempt is logged, so the delivery just made is no longer held.
+    this.held.release(organisationId).catch((error: Error) => this.logger.warn(`release of ${organisationId}: ${error.message}`));
+  }
+}

@@ -1,0 +1,47 @@
+import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { DelayedError, type Job, type Worker } from 'bullmq';
+import { JobQueues, QueueName } from '@availability/jobs';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { Deliverer } from './deliverer.js';
+import { type AttemptJob, type EndpointTrialJob, TRIAL_JOB_NAME } from './retry-queue.js';
+
+/**
+ * Runs the queued attempts (retries, deliveries whose endpoint was busy, redeliveries, released held
+ * deliveries) and the endpoints' trial calls, through the same Deliverer as first attempts. A job told
+ * to wait is put back in the queue, due again then, without using an attempt.
+ */
+@Injectable()
+export class RetryWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private worker?: Worker<AttemptJob | EndpointTrialJob>;
+
+  constructor(
+    private readonly jobs: JobQueues,
+    private readonly deliverer: Deliverer,
+    private readonly config: WebhookDispatcherConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.worker = this.jobs.process<AttemptJob | EndpointTrialJob>(QueueName.WebhookDelivery, (job, token) => this.run(job, token ?? job.token), {
+      concurrency: this.config.WEBHOOK_CONCURRENCY,
+      // A job whose process died is taken up again after the lock expires; crashes are not the job's fault.
+      maxStalledCount: 10,
+      lockDuration: this.config.WEBHOOK_LOCK_DURATION_MS,
+      stalledInterval: this.config.WEBHOOK_LOCK_DURATION_MS,
+    });
+  }
+
+  /** Graceful shutdown: no new jobs; calls in flight finish and are logged. */
+  async onModuleDestroy(): Promise<void> {
+    await this.worker?.close();
+  }
+
+  async run(job: Job<AttemptJob | EndpointTrialJob>, token?: string): Promise<void> {
+    const result =
+      job.name === TRIAL_JOB_NAME
+        ? await this.deliverer.trial((job.data as EndpointTrialJob).organisationId)
+        : await this.deliverer.deliver(job.data as AttemptJob, (job.data as AttemptJob).attemptNo);
+    if (result.kind === 'done') return;
+    await job.moveToDelayed(Date.now() + Math.round(result.ms), token);
+    throw new DelayedError();
+  }
+}
