@@ -358,6 +358,8 @@ describe('worker app: listing and answering', () => {
     const answered = await me.answer(id, 'applied');
     expect(answered.status).toBe(200);
     expect(answered.json).toMatchObject({ id, response: 'applied' });
+    // The answer's view comes from the answering statement itself: the same document, keys in the same order, as a read.
+    expect(answered.text).toBe((await me.myOffer(id)).text);
     const offer = (await sender.getOffer(id)).json;
     expect(offer.recipients.find((r) => r.workerId === acme.workers[0].id)?.response).toBe('applied');
     expect(offer.recipients.find((r) => r.workerId === acme.workers[1].id)?.response).toBe('awaiting');

@@ -79,7 +79,8 @@ const ANSWER: PreparedStatement = {
   name: 'offers.answer',
   // Every parameter is cast to one type wherever it appears: Postgres deduces one type per parameter.
   text: `WITH target AS (
-           SELECT o.id, o.organisation_id, o.widthdrawn, o.complete, o.ends_at <= now() AS ended, r.response
+           SELECT o.id, o.organisation_id, o.widthdrawn, o.complete, o.ends_at <= now() AS ended, r.response,
+                  o.title, o.details, o.location_place_id, o.is_historic, o.created_at, o.events, r.confirmation
            FROM offers.offer o JOIN offers.recipient r ON r.offer_id = o.id AND r.worker_id = $2::text
            WHERE o.id = $1::uuid FOR UPDATE
          ), answered AS (
@@ -100,7 +101,15 @@ const ANSWER: PreparedStatement = {
            FROM answered a
          )
          SELECT t.organisation_id AS "organisationId", t.widthdrawn, t.complete, t.ended, t.response,
-                EXISTS (SELECT FROM answered) AS recorded
+                EXISTS (SELECT FROM answered) AS recorded,
+                -- The offer as the worker now sees it (the statement's snapshot predates its own update);
+                -- json, not jsonb, keeps the keys in the order of the other worker routes.
+                json_build_object(
+                  'id', t.id, 'title', t.title, 'details', t.details, 'locationPlaceId', t.location_place_id,
+                  'isHistoric', t.is_historic OR t.ended, 'widthdrawn', t.widthdrawn, 'complete', t.complete,
+                  'createdAt', to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'events', t.events,
+                  'response', CASE WHEN EXISTS (SELECT FROM answered) THEN $3::text ELSE t.response END, 'confirmation', t.confirmation
+                ) AS view
          FROM target t`,
 };
 
@@ -109,6 +118,8 @@ export interface AnswerOutcome extends OfferState {
   /** The answer before this one. */
   response: string;
   recorded: boolean;
+  /** The offer as the worker sees it after the answer, so the route needs no second statement. */
+  view: WorkerOfferView;
 }
 
 export interface OfferDocument {

@@ -140,7 +140,7 @@ export class OffersService {
     if (outcome.recorded) this.relay.wake();
     // Not recorded: either the same answer again (nothing to do) or the offer is closed (409 says why).
     else assertWorkerCanAnswer(outcome);
-    return this.workerOffer(workerId, offerId);
+    return outcome.view;
   }
 
   async workerOffer(workerId: string, offerId: string): Promise<WorkerOfferView> {

@@ -186,7 +186,7 @@ export function endpointGateOptions(config: WebhookDispatcherConfig): EndpointGa
     // A healthy endpoint's backlog waits in line here rather than going through Redis; a slow one's line
     // is as short as its pace, so it cannot take the slots other endpoints need.
     maxWaiting: Math.max(config.WEBHOOK_ENDPOINT_CONCURRENCY, config.WEBHOOK_INTAKE_CONCURRENCY - config.WEBHOOK_ENDPOINT_CONCURRENCY),
-    lineWaitMs: 250,
+    lineWaitMs: 1_000,
     stallMs: 500,
     busyRetryMs: 1_000,
     failureThreshold: config.WEBHOOK_BREAKER_THRESHOLD,

@@ -19,8 +19,6 @@ import { WebhookSender } from './webhook-sender.js';
  */
 export type Delivered = { kind: 'done' } | { kind: 'wait'; ms: number };
 
-/** How long a delivery may wait in line for a slot of a busy (not stalled) endpoint. */
-const LINE_WAIT_MS = 1_000;
 /** Delay when the directory could not tell us where to call (our side, not the integrator's: no attempt used). */
 const TARGET_UNKNOWN_WAIT_MS = 5_000;
 
@@ -88,7 +86,7 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
       await this.settle(delivery, 'skipped', 'the organisation has no webhook base URL');
       return { kind: 'done' };
     }
-    const admission = await this.gate.admit(org, LINE_WAIT_MS);
+    const admission = await this.gate.admit(org);
     switch (admission.kind) {
       case 'dead':
         await this.settle(delivery, 'dead', `endpoint disabled: ${admission.reason}`);
@@ -124,7 +122,7 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
       await this.held.release(organisationId);
       return { kind: 'done' };
     }
-    const admission = await this.gate.admit(organisationId, 0);
+    const admission = await this.gate.admit(organisationId, false);
     // Disabled: what was held was dead-lettered with it.
     if (admission.kind === 'dead') return { kind: 'done' };
     if (admission.kind === 'hold') return { kind: 'wait', ms: holdWithJitter(admission.trialInMs) };
@@ -161,7 +159,7 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
     }
     let report: GateReport = { closed: false, disabled: null };
     try {
-      report = await this.gate.report(org, call.verdict, target.baseUrl, call.url ?? target.baseUrl);
+      report = await this.gate.report(org, { verdict: call.verdict, durationMs: call.durationMs, baseUrl: target.baseUrl, url: call.url ?? target.baseUrl });
     } catch (error) {
       // Endpoint health is bookkeeping: its failure must not turn a delivered webhook into a retry.
       this.logger.warn(`endpoint bookkeeping for ${org} failed: ${(error as Error).message}`);

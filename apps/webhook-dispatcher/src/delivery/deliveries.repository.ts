@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { appendToOutbox, type OutboxMessage } from '@availability/messaging';
+import { type PreparedStatement, runPrepared } from '@availability/service-core';
 
 export const DISPATCHER_SCHEMA = 'dispatcher';
 
@@ -126,19 +127,10 @@ const REDELIVERY_COLUMNS = `id, event_id AS "eventId", organisation_id AS "organ
 const HELD_COLUMNS = `${REDELIVERY_COLUMNS},
   (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int AS "attemptsInSeries"`;
 
-/** Every SQL statement webhook-dispatcher runs lives here. */
-@Injectable()
-export class DeliveriesRepository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  /**
-   * Records deliveries for new events, idempotently: a repeated (event, organisation) keeps its first
-   * row. Returns, in input order, the row each input maps to and whether it was new.
-   */
-  async insertDeliveries(rows: NewDelivery[]): Promise<IntakeResult[]> {
-    const result: Array<{ id: number | null; status: DeliveryStatus | null; series: number | null; inserted: boolean; held: boolean; attemptsInSeries: number }> =
-      await this.dataSource.query(
-        `WITH input AS (
+/** The intake's statement (every event): prepared, as its planning would cost as much as running it. */
+const INSERT_DELIVERIES: PreparedStatement = {
+  name: 'dispatcher.insert-deliveries',
+  text: `WITH input AS (
            SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
              WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, n)
          ), inserted AS (
@@ -157,33 +149,12 @@ export class DeliveriesRepository {
          LEFT JOIN inserted ins ON ins.event_id = i.event_id AND ins.organisation_id = i.organisation_id
          LEFT JOIN dispatcher.delivery d ON d.event_id = i.event_id AND d.organisation_id = i.organisation_id
          ORDER BY i.n`,
-        [
-          rows.map((r) => r.eventId),
-          rows.map((r) => r.organisationId),
-          rows.map((r) => r.eventSubject),
-          rows.map((r) => r.webhookId),
-          rows.map((r) => r.method),
-          rows.map((r) => r.path),
-          rows.map((r) => r.body),
-          rows.map((r) => r.url),
-          rows.map((r) => r.status),
-        ],
-      );
-    // A row inserted by a concurrent transaction is invisible to this statement's snapshot: treat it as pending.
-    return result.map((r) => ({
-      id: r.id,
-      status: r.status ?? 'pending',
-      series: r.series ?? 0,
-      inserted: r.inserted,
-      held: r.held,
-      attemptsInSeries: r.attemptsInSeries,
-    }));
-  }
+};
 
-  /** Records finished attempts and moves their deliveries on, in one statement for the whole batch. */
-  async recordAttempts(records: AttemptRecord[]): Promise<void> {
-    await this.dataSource.query(
-      `WITH input AS (
+/** The statement of every attempt: prepared, as above. */
+const RECORD_ATTEMPTS: PreparedStatement = {
+  name: 'dispatcher.record-attempts',
+  text: `WITH input AS (
          SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[],
                               $9::text[], $10::timestamptz[], $11::text[])
            AS i(delivery_id, series, started_at, duration_ms, status_code, error_kind, error_message, excerpt, status, next_attempt_at, url)
@@ -204,20 +175,56 @@ export class DeliveriesRepository {
        INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_kind, error_message, response_excerpt)
        SELECT u.id, u.attempts, i.series, i.started_at, i.duration_ms, i.status_code, i.error_kind, i.error_message, i.excerpt
        FROM updated u JOIN input i ON i.delivery_id = u.id`,
-      [
-        records.map((r) => r.deliveryId),
-        records.map((r) => r.series),
-        records.map((r) => r.startedAt),
-        records.map((r) => Math.round(r.durationMs)),
-        records.map((r) => r.statusCode),
-        records.map((r) => r.errorKind),
-        records.map((r) => r.errorMessage),
-        records.map((r) => r.responseExcerpt),
-        records.map((r) => r.status),
-        records.map((r) => r.nextAttemptAt),
-        records.map((r) => r.url),
-      ],
-    );
+};
+
+/** Every SQL statement webhook-dispatcher runs lives here. */
+@Injectable()
+export class DeliveriesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Records deliveries for new events, idempotently: a repeated (event, organisation) keeps its first
+   * row. Returns, in input order, the row each input maps to and whether it was new.
+   */
+  async insertDeliveries(rows: NewDelivery[]): Promise<IntakeResult[]> {
+    type Row = { id: number | null; status: DeliveryStatus | null; series: number | null; inserted: boolean; held: boolean; attemptsInSeries: number };
+    const result = await runPrepared<Row>(this.dataSource, INSERT_DELIVERIES, [
+      rows.map((r) => r.eventId),
+      rows.map((r) => r.organisationId),
+      rows.map((r) => r.eventSubject),
+      rows.map((r) => r.webhookId),
+      rows.map((r) => r.method),
+      rows.map((r) => r.path),
+      rows.map((r) => r.body),
+      rows.map((r) => r.url),
+      rows.map((r) => r.status),
+    ]);
+    // A row inserted by a concurrent transaction is invisible to this statement's snapshot: treat it as pending.
+    return result.map((r) => ({
+      id: r.id,
+      status: r.status ?? 'pending',
+      series: r.series ?? 0,
+      inserted: r.inserted,
+      held: r.held,
+      attemptsInSeries: r.attemptsInSeries,
+    }));
+  }
+
+  /** Records finished attempts and moves their deliveries on, in one statement for the whole batch. */
+  async recordAttempts(records: AttemptRecord[]): Promise<void> {
+    await runPrepared(this.dataSource, RECORD_ATTEMPTS, [
+      records.map((r) => r.deliveryId),
+      records.map((r) => r.series),
+      records.map((r) => r.startedAt),
+      records.map((r) => Math.round(r.durationMs)),
+      records.map((r) => r.statusCode),
+      records.map((r) => r.errorKind),
+      records.map((r) => r.errorMessage),
+      records.map((r) => r.responseExcerpt),
+      records.map((r) => r.status),
+      records.map((r) => r.nextAttemptAt),
+      records.map((r) => r.url),
+    ]);
   }
 
   /** A decision taken without calling the integrator (endpoint disabled, no base URL any more). */

@@ -17,6 +17,8 @@ const SUCCESS: Verdict = { kind: 'success' };
 const FAILURE: Verdict = { kind: 'retry', countsAsEndpointFailure: true };
 const PACED: Verdict = { kind: 'retry', retryAfterMs: 1_000, countsAsEndpointFailure: false };
 const BASE = 'https://hooks.example.com';
+/** A call's report: `verdict` after `durationMs`. */
+const done = (verdict: Verdict, durationMs = 10, url = BASE) => ({ verdict, durationMs, baseUrl: BASE, url });
 
 function gateAt(options: Partial<EndpointGateOptions> = {}) {
   const clock = { now: 0 };
@@ -24,8 +26,8 @@ function gateAt(options: Partial<EndpointGateOptions> = {}) {
   const gate = new EndpointGate({ ...OPTIONS, ...options }, store, () => clock.now);
   /** One admitted call ending with `verdict`. */
   const call = async (key: string, verdict: Verdict) => {
-    expect(await gate.admit(key, 0)).toEqual({ kind: 'go' });
-    return gate.report(key, verdict, BASE, `${BASE}/offer/response`);
+    expect(await gate.admit(key, false)).toEqual({ kind: 'go' });
+    return gate.report(key, done(verdict));
   };
   return { clock, store, gate, call };
 }
@@ -40,48 +42,48 @@ describe('EndpointGate: the circuit', () => {
     const { clock, gate, call } = gateAt();
     await call('a', FAILURE);
     await call('a', FAILURE);
-    expect(await gate.admit('b', 0)).toEqual({ kind: 'go' }); // endpoints are apart
+    expect(await gate.admit('b', false)).toEqual({ kind: 'go' }); // endpoints are apart
     expect(await call('a', FAILURE)).toEqual({ closed: false, disabled: null });
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'hold', trialInMs: 1_000 });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'hold', trialInMs: 1_000 });
     clock.now = 400;
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'hold', trialInMs: 600 });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'hold', trialInMs: 600 });
 
     clock.now = 1_000;
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' }); // the trial
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'hold', trialInMs: 1_000 }); // everyone else waits for it
-    expect(await gate.report('a', FAILURE, BASE, BASE)).toEqual({ closed: false, disabled: null });
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'hold', trialInMs: 1_000 }); // open again
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' }); // the trial
+    expect(await gate.admit('a', false)).toEqual({ kind: 'hold', trialInMs: 1_000 }); // everyone else waits for it
+    expect(await gate.report('a', done(FAILURE))).toEqual({ closed: false, disabled: null });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'hold', trialInMs: 1_000 }); // open again
 
     clock.now = 2_000;
     expect(await call('a', SUCCESS)).toEqual({ closed: true, disabled: null });
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' });
-    expect(await gate.report('a', SUCCESS, BASE, BASE)).toEqual({ closed: false, disabled: null }); // it was closed already
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' });
+    expect(await gate.report('a', done(SUCCESS))).toEqual({ closed: false, disabled: null }); // it was closed already
   });
 
   it('lets another trial through when one never reported back (its process died) after a cool-down', async () => {
     const { clock, gate, call } = gateAt();
     for (let i = 0; i < 3; i++) await call('a', FAILURE);
     clock.now = 1_000;
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' });
     clock.now = 1_999;
-    expect((await gate.admit('a', 0)).kind).toBe('hold');
+    expect((await gate.admit('a', false)).kind).toBe('hold');
     clock.now = 2_000;
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' });
   });
 
   it('is not opened by an integrator pacing us (429), nor by client errors', async () => {
     const { gate, call } = gateAt();
     for (let i = 0; i < 5; i++) await call('a', PACED);
     for (let i = 0; i < 5; i++) await call('a', { kind: 'client-error' });
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' });
   });
 
   it('is reset when the organisation re-saves its endpoint', async () => {
     const { gate, call } = gateAt();
     for (let i = 0; i < 3; i++) await call('a', FAILURE);
-    expect((await gate.admit('a', 0)).kind).toBe('hold');
+    expect((await gate.admit('a', false)).kind).toBe('hold');
     await gate.reset('a');
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' });
   });
 });
 
@@ -94,7 +96,7 @@ describe('EndpointGate: health shared through the store', () => {
     expect(await call('a', FAILURE)).toEqual({ closed: false, disabled: null });
     clock.now = 24.1 * 3_600_000;
     expect(await call('a', FAILURE)).toEqual({ closed: false, disabled: `${BASE} had no successful call for 24.1 hours` });
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'dead', reason: `${BASE} had no successful call for 24.1 hours` });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'dead', reason: `${BASE} had no successful call for 24.1 hours` });
     expect(store.disabled).toHaveLength(1);
     expect(gate.inFlight('a')).toBe(0);
   });
@@ -112,22 +114,22 @@ describe('EndpointGate: health shared through the store', () => {
 
   it('disables an endpoint that answers 410 Gone, naming what was called', async () => {
     const { gate } = gateAt();
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' });
-    expect(await gate.report('a', { kind: 'disable' }, BASE, `${BASE}/offer/response`)).toEqual({ closed: false, disabled: `${BASE}/offer/response answered 410 Gone` });
-    expect((await gate.admit('a', 0)).kind).toBe('dead');
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' });
+    expect(await gate.report('a', done({ kind: 'disable' }, 10, `${BASE}/offer/response`))).toEqual({ closed: false, disabled: `${BASE}/offer/response answered 410 Gone` });
+    expect((await gate.admit('a', false)).kind).toBe('dead');
   });
 
   it('sees another process disable the endpoint once its copy is older than healthTtlMs; reset enables it', async () => {
     const { clock, store, gate } = gateAt();
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' });
     gate.cancel('a');
     await store.disable('a', BASE, 'gone elsewhere');
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' }); // its copy is fresh
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' }); // its copy is fresh
     gate.cancel('a');
     clock.now = 5_000;
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'dead', reason: 'gone elsewhere' });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'dead', reason: 'gone elsewhere' });
     await gate.reset('a');
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' });
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' });
   });
 
   it('reads the store once for concurrent admissions of an endpoint it does not know', async () => {
@@ -138,7 +140,7 @@ describe('EndpointGate: health shared through the store', () => {
       reads += 1;
       return read(key);
     };
-    await Promise.all([gate.admit('a', 0), gate.admit('a', 0)]);
+    await Promise.all([gate.admit('a', false), gate.admit('a', false)]);
     expect(reads).toBe(1);
   });
 });
@@ -146,17 +148,17 @@ describe('EndpointGate: health shared through the store', () => {
 describe('EndpointGate: calls in flight', () => {
   it('limits calls per endpoint, hands a freed slot to the next in line, and turns callers away from a stalled endpoint', async () => {
     const { clock, gate } = gateAt({ maxWaiting: 1 });
-    expect(await gate.admit('a', 100)).toEqual({ kind: 'go' });
-    expect(await gate.admit('a', 100)).toEqual({ kind: 'go' });
-    expect(await gate.admit('b', 100)).toEqual({ kind: 'go' });
-    const waiting = gate.admit('a', 1_000);
+    expect(await gate.admit('a')).toEqual({ kind: 'go' });
+    expect(await gate.admit('a')).toEqual({ kind: 'go' });
+    expect(await gate.admit('b')).toEqual({ kind: 'go' });
+    const waiting = gate.admit('a');
     expect(await settled(waiting)).toBe('waiting');
-    expect(await gate.admit('a', 1_000)).toEqual({ kind: 'wait', ms: 1_000 }); // the line is full
-    await gate.report('a', SUCCESS, BASE, BASE);
+    expect(await gate.admit('a')).toEqual({ kind: 'wait', ms: 1_000 }); // the line is full
+    await gate.report('a', done(SUCCESS));
     expect(await waiting).toEqual({ kind: 'go' });
     expect(gate.inFlight('a')).toBe(2);
     clock.now = 600; // nothing finished for longer than stallMs
-    expect(await gate.admit('a', 1_000)).toEqual({ kind: 'wait', ms: 1_000 });
+    expect(await gate.admit('a')).toEqual({ kind: 'wait', ms: 1_000 });
     gate.cancel('a');
     gate.cancel('a');
     expect(gate.inFlight('a')).toBe(0);
@@ -164,10 +166,10 @@ describe('EndpointGate: calls in flight', () => {
 
   it('turns callers already in line away as soon as the endpoint stalls, before their wait is over', async () => {
     // On the real clock: the callers in line wake by themselves when the endpoint counts as stalled.
-    const gate = new EndpointGate({ ...OPTIONS, inFlightLimit: 1, stallMs: 30 }, new InMemoryEndpointHealthStore());
-    expect(await gate.admit('a', 10)).toEqual({ kind: 'go' });
+    const gate = new EndpointGate({ ...OPTIONS, inFlightLimit: 1, stallMs: 30, lineWaitMs: 5_000 }, new InMemoryEndpointHealthStore());
+    expect(await gate.admit('a')).toEqual({ kind: 'go' });
     const started = Date.now();
-    const answers = await Promise.all([gate.admit('a', 5_000), gate.admit('a', 5_000)]);
+    const answers = await Promise.all([gate.admit('a'), gate.admit('a')]);
     expect(answers.map((a) => a.kind)).toEqual(['wait', 'wait']);
     expect(Date.now() - started).toBeGreaterThanOrEqual(30);
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -175,61 +177,62 @@ describe('EndpointGate: calls in flight', () => {
 
   it('keeps callers in line while calls finish, however long the line waits in all', async () => {
     const { clock, gate } = gateAt({ inFlightLimit: 3, stallMs: 40 });
-    for (let i = 0; i < 3; i++) expect(await gate.admit('a', 10)).toEqual({ kind: 'go' });
-    const line = [gate.admit('a', 5_000), gate.admit('a', 5_000), gate.admit('a', 5_000)];
+    for (let i = 0; i < 3; i++) expect(await gate.admit('a')).toEqual({ kind: 'go' });
+    const line = [gate.admit('a'), gate.admit('a'), gate.admit('a')];
     // A call finishes every 25 ms (never 40 ms without progress): slow, not stalled.
     for (let i = 0; i < 3; i++) {
       clock.now += 25;
-      await gate.report('a', SUCCESS, BASE, BASE);
+      await gate.report('a', done(SUCCESS));
     }
     expect((await Promise.all(line)).map((a) => a.kind)).toEqual(['go', 'go', 'go']);
   });
 
-  it('lets an endpoint’s line grow with its pace, up to maxWaiting, and keeps a slow endpoint’s line at the in-flight limit', async () => {
-    const { clock, gate } = gateAt({ inFlightLimit: 2, stallMs: 10_000, maxWaiting: 10, lineWaitMs: 100 });
+  it('makes an endpoint’s line as long as its slots work through in lineWaitMs at its call duration, within bounds', async () => {
+    const { gate } = gateAt({ inFlightLimit: 2, stallMs: 10_000, maxWaiting: 10, lineWaitMs: 100 });
     const lineAllowed = async (key: string) => {
       const line: Array<Promise<Admission>> = [];
       for (;;) {
-        const admission = gate.admit(key, 1);
+        const admission = gate.admit(key);
         if ((await settled(admission)) !== 'waiting') break;
         line.push(admission);
       }
-      clock.now += 10; // past their wait: the callers in line give up
+      for (let i = 0; i < line.length; i++) await gate.report(key, done(SUCCESS));
       await Promise.all(line);
       return line.length;
     };
-    const finishEvery = async (key: string, ms: number, calls: number) => {
-      for (let i = 0; i < 2; i++) await gate.admit(key, 0);
-      for (let i = 0; i < calls; i++) {
-        clock.now += ms;
-        await gate.report(key, SUCCESS, BASE, BASE);
-        await gate.admit(key, 0);
+    const callsTaking = async (key: string, durationMs: number) => {
+      for (let i = 0; i < 2; i++) await gate.admit(key, false);
+      for (let i = 0; i < 50; i++) {
+        await gate.report(key, done(SUCCESS, durationMs));
+        await gate.admit(key, false);
       }
     };
-    await finishEvery('fast', 2, 60);
-    expect(await lineAllowed('fast')).toBe(10); // 0.5 calls/ms × 100 ms = 50, capped at maxWaiting
-    await finishEvery('slow', 200, 5);
-    expect(await lineAllowed('slow')).toBe(2); // 0.005 calls/ms × 100 ms < 1: the in-flight limit
-    for (let i = 0; i < 2; i++) await gate.admit('new', 0);
-    expect(await lineAllowed('new')).toBe(10); // not measured yet: taken to be fast
+    for (let i = 0; i < 2; i++) await gate.admit('new', false);
+    expect(await lineAllowed('new')).toBe(10); // no call finished yet: taken to be fast
+    await callsTaking('fast', 4);
+    expect(await lineAllowed('fast')).toBe(10); // 2 slots × 100 ms / 4 ms = 50, at most maxWaiting
+    await callsTaking('middling', 40);
+    expect(await lineAllowed('middling')).toBe(5); // 2 × 100 / 40
+    await callsTaking('slow', 1_000);
+    expect(await lineAllowed('slow')).toBe(2); // at least one per slot
   });
 
   it('holds a caller that waited in line while the circuit opened, and passes its slot on', async () => {
     const { gate } = gateAt({ inFlightLimit: 1, failureThreshold: 1 });
-    expect(await gate.admit('a', 0)).toEqual({ kind: 'go' });
-    const waiting = gate.admit('a', 5_000);
+    expect(await gate.admit('a', false)).toEqual({ kind: 'go' });
+    const waiting = gate.admit('a');
     expect(await settled(waiting)).toBe('waiting');
-    await gate.report('a', FAILURE, BASE, BASE);
+    await gate.report('a', done(FAILURE));
     expect(await waiting).toEqual({ kind: 'hold', trialInMs: 1_000 });
     expect(gate.inFlight('a')).toBe(0);
   });
 
-  it('gives up waiting after maxWaitMs', async () => {
-    const gate = new EndpointGate({ ...OPTIONS, inFlightLimit: 1, stallMs: 10_000 }, new InMemoryEndpointHealthStore());
-    expect(await gate.admit('a', 10)).toEqual({ kind: 'go' });
-    expect(await gate.admit('a', 20)).toEqual({ kind: 'wait', ms: 1_000 });
+  it('gives up waiting after lineWaitMs', async () => {
+    const gate = new EndpointGate({ ...OPTIONS, inFlightLimit: 1, stallMs: 10_000, lineWaitMs: 20 }, new InMemoryEndpointHealthStore());
+    expect(await gate.admit('a')).toEqual({ kind: 'go' });
+    expect(await gate.admit('a')).toEqual({ kind: 'wait', ms: 1_000 });
     gate.cancel('a');
-    expect(await gate.admit('a', 10)).toEqual({ kind: 'go' });
+    expect(await gate.admit('a')).toEqual({ kind: 'go' });
   });
 });
 

@@ -11,6 +11,16 @@ import type { Verdict } from './classify.js';
  */
 export type Admission = { kind: 'go' } | { kind: 'wait'; ms: number } | { kind: 'hold'; trialInMs: number } | { kind: 'dead'; reason: string };
 
+/** How an admitted call went, as `report` takes it. */
+export interface CallReport {
+  verdict: Verdict;
+  /** How long the call took. */
+  durationMs: number;
+  /** The endpoint's base URL, and what was called (named in the organisation's notice when disabled). */
+  baseUrl: string;
+  url: string;
+}
+
 /** What a report changed beyond this process's memory, for the caller to act on. */
 export interface GateReport {
   /** The endpoint's circuit was open and this call closed it: what was held for it may go. */
@@ -43,7 +53,10 @@ export interface EndpointGateOptions {
   inFlightLimit: number;
   /** Callers waiting in line per endpoint, at most. */
   maxWaiting: number;
-  /** The line is as long as the endpoint works through in this time at its recent pace (at least `inFlightLimit`). */
+  /**
+   * How long a caller may wait in line for a slot; the line is as long as the endpoint works through in
+   * this time at its recent call duration (at least `inFlightLimit`).
+   */
   lineWaitMs: number;
   /** A saturated endpoint with no call finishing for this long is stalled: callers are turned away at once. */
   stallMs: number;
@@ -65,11 +78,8 @@ interface Endpoint {
   waiting: Array<() => void>;
   /** Last time a call finished (or the first of a busy spell started): a saturated endpoint without progress is stalled. */
   lastProgressAt: number;
-  /** Calls finished in the current pace window and the one before, and their spans. */
-  finished: number;
-  windowStart: number;
-  previousFinished: number;
-  previousSpan: number;
+  /** Moving mean of its calls' durations; null until one has finished. */
+  meanCallMs: number | null;
   /** Consecutive failures counting towards the circuit, and until when it is open. */
   failures: number;
   openUntil: number;
@@ -79,9 +89,8 @@ interface Endpoint {
   healthReadAt: number;
 }
 
-const PACE_WINDOW_MS = 500;
-/** Below this much time measured, the pace is not known yet: the line may be as long as `maxWaiting`. */
-const MIN_PACE_SPAN_MS = 50;
+/** Weight of the newest call in the moving mean of call durations. */
+const CALL_MS_WEIGHT = 0.1;
 
 /**
  * The one owner of an endpoint's state in the dispatcher: its in-flight limit and waiting line, its
@@ -104,15 +113,18 @@ export class EndpointGate {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** May a delivery call the endpoint now? `maxWaitMs`: how long it may wait in line for a slot. */
-  async admit(key: string, maxWaitMs: number): Promise<Admission> {
+  /**
+   * May a delivery call the endpoint now? A busy endpoint's caller may wait in line for a slot, at most
+   * `lineWaitMs`, unless `mayWait` is false.
+   */
+  async admit(key: string, mayWait = true): Promise<Admission> {
     const endpoint = this.endpoint(key);
     const health = await this.health(key, endpoint);
     if (health.disabledReason !== null) return { kind: 'dead', reason: health.disabledReason };
     const held = this.heldForMs(endpoint);
     if (held > 0) return { kind: 'hold', trialInMs: held };
     if (endpoint.inFlight < this.options.inFlightLimit) return this.go(endpoint);
-    if (!(await this.waitInLine(endpoint, maxWaitMs))) return { kind: 'wait', ms: this.options.busyRetryMs };
+    if (!(await this.waitInLine(endpoint, mayWait ? this.options.lineWaitMs : 0))) return { kind: 'wait', ms: this.options.busyRetryMs };
     // The circuit may have opened while this caller waited: the slot it was handed goes on.
     const heldNow = this.heldForMs(endpoint);
     if (heldNow > 0) {
@@ -124,10 +136,11 @@ export class EndpointGate {
 
   /**
    * The call admitted by `admit` is over: its slot goes to the next in line at once, then the verdict
-   * moves the circuit and the shared health on. `url` is what was called (for the organisation's notice).
+   * moves the circuit and the shared health on.
    */
-  async report(key: string, verdict: Verdict, baseUrl: string, url: string): Promise<GateReport> {
+  async report(key: string, { verdict, durationMs, baseUrl, url }: CallReport): Promise<GateReport> {
     const endpoint = this.endpoint(key);
+    endpoint.meanCallMs = endpoint.meanCallMs === null ? durationMs : endpoint.meanCallMs + CALL_MS_WEIGHT * (durationMs - endpoint.meanCallMs);
     this.release(endpoint);
     const wasOpen = endpoint.failures >= this.options.failureThreshold;
     if (verdict.kind === 'success') {
@@ -224,15 +237,7 @@ export class EndpointGate {
 
   private release(endpoint: Endpoint): void {
     if (endpoint.inFlight === 0) return;
-    const now = this.now();
-    endpoint.lastProgressAt = now;
-    endpoint.finished += 1;
-    if (now - endpoint.windowStart >= PACE_WINDOW_MS) {
-      endpoint.previousFinished = endpoint.finished;
-      endpoint.previousSpan = now - endpoint.windowStart;
-      endpoint.finished = 0;
-      endpoint.windowStart = now;
-    }
+    endpoint.lastProgressAt = this.now();
     const next = endpoint.waiting.shift();
     if (next) next(); // the slot passes straight to the next in line
     else endpoint.inFlight -= 1;
@@ -242,11 +247,15 @@ export class EndpointGate {
     return endpoint.inFlight >= this.options.inFlightLimit && this.now() - endpoint.lastProgressAt > this.options.stallMs;
   }
 
-  /** Callers that may wait now: what the endpoint finishes in `lineWaitMs` at its recent pace, within bounds. */
+  /**
+   * Callers that may wait now: as many as the endpoint's slots work through in `lineWaitMs` at its
+   * recent call duration (Little's law), at least one per slot and at most `maxWaiting`. So a fast
+   * endpoint's backlog waits here instead of going round through Redis, while a slow one cannot take
+   * the places other endpoints need. Until a call has finished the endpoint is taken to be fast.
+   */
   private lineLength(endpoint: Endpoint): number {
-    const span = endpoint.previousSpan + (this.now() - endpoint.windowStart);
-    if (span < MIN_PACE_SPAN_MS) return this.options.maxWaiting;
-    const byPace = Math.floor(((endpoint.previousFinished + endpoint.finished) / span) * this.options.lineWaitMs);
+    if (endpoint.meanCallMs === null) return this.options.maxWaiting;
+    const byPace = Math.floor((this.options.lineWaitMs * this.options.inFlightLimit) / Math.max(1, endpoint.meanCallMs));
     return Math.min(this.options.maxWaiting, Math.max(this.options.inFlightLimit, byPace));
   }
 
@@ -265,10 +274,7 @@ export class EndpointGate {
         inFlight: 0,
         waiting: [],
         lastProgressAt: now,
-        finished: 0,
-        windowStart: now,
-        previousFinished: 0,
-        previousSpan: 0,
+        meanCallMs: null,
         failures: 0,
         openUntil: 0,
         trialUntil: 0,

@@ -89,6 +89,8 @@ export class DurableConsumer {
   private readonly subscriptions: ConsumerMessages[] = [];
   private readonly loops: Array<Promise<void>> = [];
   private readonly inFlight = new Set<Promise<void>>();
+  /** Loops waiting for a handler to finish before they take the next event. */
+  private readonly waitingForSlot: Array<() => void> = [];
   private stopObserving?: () => void;
 
   constructor(
@@ -142,9 +144,14 @@ export class DurableConsumer {
 
   private async run(messages: ConsumerMessages): Promise<void> {
     for await (const message of messages) {
-      const task = this.handle(message).finally(() => this.inFlight.delete(task));
+      // A counter and a wake-up, not Promise.race over the handlers in flight: that would add a
+      // reaction to every pending handler per event, piling up on handlers that wait long.
+      while (this.inFlight.size >= this.options.concurrency) await new Promise<void>((resolve) => this.waitingForSlot.push(resolve));
+      const task = this.handle(message).finally(() => {
+        this.inFlight.delete(task);
+        this.waitingForSlot.shift()?.();
+      });
       this.inFlight.add(task);
-      if (this.inFlight.size >= this.options.concurrency) await Promise.race(this.inFlight);
     }
   }
 
