@@ -12,7 +12,7 @@ import { assertRawBody } from './raw-body.js';
 import { type KeyObject } from 'node:crypto';
 import { assertEd25519, assertKeyId, computeV1aSignature, type SigningKey } from './ed25519.js';
 import { DEFAULT_SIGNATURE_SCHEMES, needsSecret, parseSignatureSchemes, type SignatureScheme } from './schemes.js';
-import { hmacKey, keyedHmac, type RawBody } from './signature.js';
+import { cachedKey, keyedHmac, type RawBody } from './signature.js';
 import { formatUnixSeconds, toUnixSeconds } from './timestamp.js';
 
 export interface SignRequestInput {
@@ -89,7 +89,7 @@ export function createRequestSigner(input: RequestSignerInput & Partial<SchemeCh
   const withHmac = schemes.includes('hmac');
   const withV1 = schemes.includes('v1');
   const signingKey = schemes.includes('v1a') ? assertSigningKey(input.signingKey) : undefined;
-  const keys: readonly KeyObject[] = needsSecret(schemes) ? normaliseSigningSecrets(input.secrets).map(hmacKey) : [];
+  const keys: readonly KeyObject[] = needsSecret(schemes) ? normaliseSigningSecrets(input.secrets).map(cachedKey) : [];
   const method = assertMethod(input.method).toUpperCase();
   const pathWithQuery = assertPathWithQuery(input.pathWithQuery);
   const afterTimestamp = `\n${method}\n${pathWithQuery}\n`;

@@ -30,11 +30,12 @@ export function keyedHmac(key: KeyObject | Buffer, prefix: string, body: RawBody
   return createHmac('sha256', key).update(prefix, 'utf8').update(body).digest();
 }
 
-// Receivers verify with the same few secrets again and again; importing a key costs about as much as
-// the HMAC itself. Bounded, and cleared when full.
+// Senders sign and receivers verify with the same few secrets again and again; importing a key costs
+// about as much as the HMAC itself. Bounded, and cleared when full.
 const cachedKeys = new Map<string, KeyObject>();
 
-function cachedKey(secret: string): KeyObject {
+/** The HMAC key of a secret, imported once and kept (a bounded cache). */
+export function cachedKey(secret: string): KeyObject {
   let key = cachedKeys.get(secret);
   if (key === undefined) {
     if (cachedKeys.size >= 1_000) cachedKeys.clear();
