@@ -13,10 +13,10 @@ import {
   createTestEventNamespace,
   type CpuUsage,
   freePort,
+  classifyBenchProcesses,
+  cpuPerOperation,
   measureCpu,
-  otherDatabaseBackends,
   ServiceProcess,
-  serviceAppOf,
 } from '@availability/testing';
 
 export interface DispatcherBenchOptions {
@@ -520,26 +520,17 @@ function mean(values: number[]): number {
  * the shared background processes), `redis`, `nats`, `other` (everything else on the machine: noise).
  */
 async function classifyProcesses(databaseUrl: string): Promise<Classify> {
-  // Without the list, every backend counts as ours: better than no figures.
-  const others = await otherDatabaseBackends(databaseUrl).catch(() => new Set<number>());
+  const classify = await classifyBenchProcesses(databaseUrl);
   return (info) => {
-    const { pid, ppid, comm } = info;
-    if (pid === process.pid) return 'bench';
-    if (serviceAppOf(info) === 'webhook-dispatcher') return 'dispatcher';
-    if (comm.startsWith('postgres')) return others.has(pid) ? 'other' : 'postgres';
-    if (comm === 'redis-server') return 'redis';
-    // The benchmark's own nats-server (the harness starts one per run); others on the machine are not ours.
-    if (comm === 'nats-server') return ppid === process.pid ? 'nats' : 'other';
-    return 'other';
+    const group = classify(info);
+    // This benchmark runs no other service: the dispatcher is named short in its tables.
+    return group === 'webhook-dispatcher' ? 'dispatcher' : group;
   };
 }
 
 /** `dispatcher 0.41, postgres 0.12, ..., steal 0.01` in ms per delivery; steal is time the hypervisor gave to other machines. */
 function perDelivery(usage: CpuUsage | undefined, deliveries: number): Record<string, number> | undefined {
-  if (!usage || deliveries === 0) return undefined;
-  const groups: Record<string, number> = { ...usage.groups, steal: usage.stolenMs };
-  const order = ['dispatcher', 'redis', 'postgres', 'nats', 'bench', 'other', 'steal'];
-  return Object.fromEntries(order.filter((g) => g in groups).map((g) => [g, Math.round((groups[g] / deliveries) * 1000) / 1000]));
+  return cpuPerOperation(usage, deliveries, ['dispatcher', 'redis', 'postgres', 'nats', 'bench', 'other', 'steal']);
 }
 
 function round(value: number): number {

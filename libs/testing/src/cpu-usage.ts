@@ -124,3 +124,32 @@ function readProcess(pid: number): ProcessTicks | undefined {
     return undefined; // exited meanwhile
   }
 }
+
+/**
+ * Bills a benchmark's processes: each of our services by its app name (`offers-api`, …), `postgres`
+ * (this database's backends and the server's own processes), `redis`, `nats` (the nats-server this
+ * process started), `bench` (this process: load and receivers) and `other` (everything else on the
+ * machine, including other databases' backends).
+ */
+export async function classifyBenchProcesses(databaseUrl: string): Promise<Classify> {
+  // Without the list, every backend counts as ours: better than no figures.
+  const others = await otherDatabaseBackends(databaseUrl).catch(() => new Set<number>());
+  return (info) => {
+    const { pid, ppid, comm } = info;
+    if (pid === process.pid) return 'bench';
+    const app = serviceAppOf(info);
+    if (app) return app;
+    if (comm.startsWith('postgres')) return others.has(pid) ? 'other' : 'postgres';
+    if (comm === 'redis-server') return 'redis';
+    if (comm === 'nats-server') return ppid === process.pid ? 'nats' : 'other';
+    return 'other';
+  };
+}
+
+/** CPU milliseconds per operation by group, rounded to µs, steal included; groups in `order` first. */
+export function cpuPerOperation(usage: CpuUsage | undefined, operations: number, order: string[] = []): Record<string, number> | undefined {
+  if (!usage || operations === 0) return undefined;
+  const groups: Record<string, number> = { ...usage.groups, steal: usage.stolenMs };
+  const names = [...order.filter((name) => name in groups), ...Object.keys(groups).filter((name) => !order.includes(name)).sort()];
+  return Object.fromEntries(names.map((name) => [name, Math.round((groups[name] / operations) * 1000) / 1000]));
+}

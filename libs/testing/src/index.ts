@@ -9,3 +9,4 @@ export * from './cpu-usage.js';
 export * from './test-certificates.js';
 export * from './test-nats-server.js';
 export * from './nats-server-process.js';
+export * from './test-redis-server.js';
