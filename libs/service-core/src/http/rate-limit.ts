@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { ServiceConfig } from '../config/service.config.js';
+import { LeasedCounter, leasedStore, redisLeases } from './leased-rate-limit-store.js';
 import { ProblemException } from './problem.js';
 
 export interface RateLimitOptions {
@@ -35,8 +36,10 @@ export function rateLimitKey(request: FastifyRequest): string {
 
 /**
  * Limits each credential to `perMinute` requests a minute on this service, counted in Redis so all
- * instances share one budget. Over it: 429 problem+json with Retry-After. If Redis cannot be reached
- * requests are let through (limits protect capacity; they must not take the API down with them).
+ * instances share one budget; each instance leases places in that budget a block at a time
+ * (LeasedCounter), so a busy credential costs a Redis call per 1 % of its budget, not per request.
+ * Over it: 429 problem+json with Retry-After. If Redis cannot be reached requests are let through
+ * (limits protect capacity; they must not take the API down with them).
  */
 export async function installRateLimit(fastify: FastifyInstance, options: RateLimitOptions): Promise<void> {
   if (options.perMinute <= 0) return;
@@ -49,8 +52,7 @@ export async function installRateLimit(fastify: FastifyInstance, options: RateLi
     global: true,
     max: options.perMinute,
     timeWindow: 60_000,
-    redis,
-    nameSpace: `${options.keyPrefix}:rate-limit:`,
+    store: leasedStore(new LeasedCounter(redisLeases(redis, `${options.keyPrefix}:rate-limit:`))),
     skipOnError: true,
     keyGenerator: rateLimitKey,
     allowList: (request) => UNLIMITED.test(request.url),
