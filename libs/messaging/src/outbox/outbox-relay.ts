@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { JetStreamClient, JetStreamPublishOptions } from '@nats-io/jetstream';
-import { counter, observeGauges } from '@availability/service-core';
+import { connectionPool, counter, observeGauges } from '@availability/service-core';
+import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { JETSTREAM } from '../nats/nats.tokens.js';
 import { traceHeaders } from '../nats/trace-headers.js';
@@ -158,22 +159,42 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     await this.flush().catch(() => undefined);
   }
 
+  /**
+   * One transaction in two round trips: `BEGIN` and the claim travel together, then the mark and
+   * `COMMIT` (several statements in one simple-protocol message; the only values written into them
+   * are the batch size and the claimed rows' integer ids). At a trickle every event is a batch of its
+   * own, so this is two round trips per event instead of four.
+   */
   private async publishBatch(): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      const rows: OutboxRow[] = await manager.query(
-        `SELECT id, event_id, subject, payload::text AS payload, trace_id FROM ${this.table}
-         WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.batchSize],
-      );
-      if (rows.length === 0) return 0;
-      // Issued in order on one connection, so the stream stores them in order; acks are awaited together.
-      await Promise.all(
-        rows.map((row) => this.js.publish(`${this.options.subjectPrefix}${row.subject}`, row.payload, publishOptions(row))),
-      );
-      await manager.query(`UPDATE ${this.table} SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+    const client = await connectionPool(this.dataSource).connect();
+    let inTransaction = false;
+    let broken: Error | undefined;
+    try {
+      const [, claim] = (await client.query(
+        `BEGIN; SELECT id, event_id, subject, payload::text AS payload, trace_id FROM ${this.table}
+         WHERE published_at IS NULL ORDER BY id LIMIT ${this.batchSize} FOR UPDATE SKIP LOCKED`,
+      )) as unknown as [pg.QueryResult, pg.QueryResult<OutboxRow>];
+      inTransaction = true;
+      const rows = claim.rows;
+      if (rows.length > 0) {
+        // Issued in order on one connection, so the stream stores them in order; acks are awaited together.
+        await Promise.all(
+          rows.map((row) => this.js.publish(`${this.options.subjectPrefix}${row.subject}`, row.payload, publishOptions(row))),
+        );
+        const ids = rows.map((row) => BigInt(row.id).toString()).join(',');
+        await client.query(`UPDATE ${this.table} SET published_at = now() WHERE id IN (${ids}); COMMIT`);
+      } else {
+        await client.query('COMMIT');
+      }
+      inTransaction = false;
       this.published.inc(rows.length);
       return rows.length;
-    });
+    } catch (error) {
+      if (inTransaction) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 
   private async cleanUpOccasionally(): Promise<void> {

@@ -12,6 +12,11 @@ export interface PreparedStatement {
 
 type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
+/** The connection pool under a DataSource, for work that needs one connection of its own (see OutboxRelay). */
+export function connectionPool(dataSource: DataSource): pg.Pool {
+  return (dataSource.driver as unknown as { master: pg.Pool }).master;
+}
+
 function connectionOf(target: DataSource | EntityManager): Queryable {
   const runner = (target as EntityManager).queryRunner;
   // Inside a transaction: the transaction's own client; otherwise the pool.
@@ -21,7 +26,7 @@ function connectionOf(target: DataSource | EntityManager): Queryable {
     return client;
   }
   const dataSource = ((target as EntityManager).connection ?? target) as DataSource;
-  return (dataSource.driver as unknown as { master: pg.Pool }).master;
+  return connectionPool(dataSource);
 }
 
 /** Runs a prepared statement on the pool, or on the transaction's connection when given its manager. */
