@@ -6,6 +6,7 @@ import { OffersApiConfig } from './config/offers-api.config.js';
 import { DirectoryClient } from './directory/directory.client.js';
 import { CreateOffers1763800000000 } from './migrations/1763800000000-create-offers.js';
 import { OfferVersion1763810000000 } from './migrations/1763810000000-offer-version.js';
+import { RecipientWithoutOfferCheck1764400000000 } from './migrations/1764400000000-recipient-without-offer-check.js';
 import { OffersController } from './offers/offers.controller.js';
 import { OFFERS_SCHEMA, OffersRepository } from './offers/offers.repository.js';
 import { OffersService } from './offers/offers.service.js';
@@ -25,7 +26,12 @@ export class OffersApiModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: OFFERS_SCHEMA,
-          migrations: [CreateOffers1763800000000, OfferVersion1763810000000, outboxTraceIdMigration(OFFERS_SCHEMA, 1764200000000)],
+          migrations: [
+            CreateOffers1763800000000,
+            OfferVersion1763810000000,
+            outboxTraceIdMigration(OFFERS_SCHEMA, 1764200000000),
+            RecipientWithoutOfferCheck1764400000000,
+          ],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),

@@ -14,8 +14,12 @@ const AUDIENCE_CHUNK = 1_000;
  */
 @Injectable()
 export class DirectoryClient {
-  /** `${organisationId}:${workerId}` → worker name. */
-  private readonly workers = new TtlCache<string, string>(500_000);
+  /**
+   * Worker id → its organisation and name. Keyed by the id alone (directory ids are UUIDs, unique
+   * across organisations), so a 10,000-worker offer builds no key string per worker; an entry of
+   * another organisation counts as a miss, which the directory then answers as unknown.
+   */
+  private readonly workers = new TtlCache<string, { organisationId: string; name: string }>(500_000);
   /** `${organisationId}:${userId}` → known. */
   private readonly users = new TtlCache<string, true>(100_000);
 
@@ -29,9 +33,9 @@ export class DirectoryClient {
     const names = new Map<string, string>();
     const missing: string[] = [];
     for (const workerId of workerIds) {
-      const name = this.workers.get(`${organisationId}:${workerId}`);
-      if (name === undefined) missing.push(workerId);
-      else names.set(workerId, name);
+      const known = this.workers.get(workerId);
+      if (known === undefined || known.organisationId !== organisationId) missing.push(workerId);
+      else names.set(workerId, known.name);
     }
     let userKnown = this.users.get(`${organisationId}:${userId}`) === true;
     const unknownWorkerIds: string[] = [];
@@ -42,7 +46,7 @@ export class DirectoryClient {
       for (const reply of replies) {
         for (const worker of reply.workers) {
           names.set(worker.workerId, worker.name);
-          this.workers.set(`${organisationId}:${worker.workerId}`, worker.name, ttl);
+          this.workers.set(worker.workerId, { organisationId, name: worker.name }, ttl);
         }
         unknownWorkerIds.push(...reply.unknownWorkerIds);
       }
