@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
-import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxTraceIdMigration } from '@availability/messaging';
+import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxPayloadTextMigration, outboxTraceIdMigration } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.guard.js';
 import { AdminController } from './admin/admin.controller.js';
@@ -46,6 +46,7 @@ export class ContactDirectoryModule {
             outboxTraceIdMigration(DIRECTORY_SCHEMA, 1764200000000),
             SuggestionProviderConsent1764300000000,
             SignatureSchemes1764400000000,
+            outboxPayloadTextMigration(DIRECTORY_SCHEMA, 1764500000000),
           ],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,

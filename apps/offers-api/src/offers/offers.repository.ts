@@ -34,9 +34,9 @@ WITH new_offer AS (
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)
 ), new_recipients AS (
   INSERT INTO offers.recipient (offer_id, worker_id, name)
-  SELECT $1, w.worker_id, w.name FROM unnest($10::text[], $11::text[]) WITH ORDINALITY AS w(worker_id, name, n) ORDER BY w.n
+  SELECT $1, w.worker_id, w.name FROM unnest($10::uuid[], $11::text[]) WITH ORDINALITY AS w(worker_id, name, n) ORDER BY w.n
 )
-INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id) VALUES ($12, $13, $14::jsonb, $15)` };
+INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id) VALUES ($12, $13, $14::json, $15)` };
 export const INSERT_OFFER_SQL = INSERT_OFFER.text;
 
 /** The offer exactly as spec 2.3 shapes it, built by Postgres as JSON text (no parse/serialise in Node). */
@@ -81,12 +81,12 @@ const ANSWER: PreparedStatement = {
   text: `WITH target AS (
            SELECT o.id, o.organisation_id, o.widthdrawn, o.complete, o.ends_at <= now() AS ended, r.response,
                   o.title, o.details, o.location_place_id, o.is_historic, o.created_at, o.events, r.confirmation
-           FROM offers.offer o JOIN offers.recipient r ON r.offer_id = o.id AND r.worker_id = $2::text
+           FROM offers.offer o JOIN offers.recipient r ON r.offer_id = o.id AND r.worker_id = $2::uuid
            WHERE o.id = $1::uuid FOR UPDATE
          ), answered AS (
            UPDATE offers.recipient r SET response = $3::text, responded_at = $4::timestamptz
            FROM target t
-           WHERE r.offer_id = t.id AND r.worker_id = $2::text
+           WHERE r.offer_id = t.id AND r.worker_id = $2::uuid
              AND NOT t.widthdrawn AND NOT t.complete AND NOT t.ended AND t.response <> $3::text
            RETURNING t.organisation_id, t.response AS previous
          ), bumped AS (
@@ -94,9 +94,9 @@ const ANSWER: PreparedStatement = {
            WHERE id = $1::uuid AND EXISTS (SELECT FROM answered)
          ), event AS (
            INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id)
-           SELECT $5::uuid, $6::text, jsonb_build_object(
+           SELECT $5::uuid, $6::text, json_build_object(
              'eventId', $5::uuid, 'occurredAt', $7::text, 'organisationId', a.organisation_id,
-             'offerId', $1::uuid, 'workerId', $2::text, 'response', $3::text, 'previousResponse', a.previous, 'respondedAt', $7::text
+             'offerId', $1::uuid, 'workerId', $2::uuid, 'response', $3::text, 'previousResponse', a.previous, 'respondedAt', $7::text
            ), $8::text
            FROM answered a
          )
@@ -189,7 +189,7 @@ export class OffersRepository {
 
   async markComplete(manager: EntityManager, offerId: string, successful: string[]): Promise<void> {
     await manager.query(
-      `UPDATE offers.recipient SET confirmation = CASE WHEN worker_id = ANY($2::text[]) THEN 'successful' ELSE 'unsuccessful' END
+      `UPDATE offers.recipient SET confirmation = CASE WHEN worker_id = ANY($2::uuid[]) THEN 'successful' ELSE 'unsuccessful' END
        WHERE offer_id = $1`,
       [offerId, successful],
     );

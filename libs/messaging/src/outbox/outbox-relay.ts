@@ -46,7 +46,7 @@ export async function appendToOutbox(manager: EntityManager, schema: string, mes
   if (messages.length === 0) return;
   await manager.query(
     `INSERT INTO ${outboxTable(schema)} (event_id, subject, payload, trace_id)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[])`,
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::json[], $4::text[])`,
     [messages.map((m) => m.eventId), messages.map((m) => m.subject), messages.map((m) => m.payload), messages.map((m) => m.traceId ?? null)],
   );
 }
