@@ -35,7 +35,7 @@ export default [
             {
               name: 'class-validator',
               importNames: ['ArrayUnique', 'arrayUnique'],
-              message: 'ArrayUnique compares every element with every other; use UniqueItems from @availability/contracts (a Set).',
+              message: 'ArrayUnique compares every element with every other; use IdList from @availability/contracts (one linear pass).',
             },
           ],
         },

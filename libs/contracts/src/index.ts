@@ -9,4 +9,4 @@ export * from './offers/offer.view.js';
 export * from './offers/worker-answer.dto.js';
 export * from './request-reply.js';
 export * from './validation/nested-dto.js';
-export * from './validation/unique-items.js';
+export * from './validation/id-list.js';

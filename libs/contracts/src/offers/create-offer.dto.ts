@@ -12,7 +12,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { NestedDto } from '../validation/nested-dto.js';
-import { UniqueItems } from '../validation/unique-items.js';
+import { IdList } from '../validation/id-list.js';
 import { OfferLimits } from './offer-values.js';
 
 /** ISO 8601 timestamp in UTC: must end in Z (or +00:00), so no slot is read in the wrong zone. */
@@ -70,10 +70,7 @@ export class CreateOfferDto {
   @IsArray()
   @ArrayMinSize(1, { message: 'workerIds must name at least one worker' })
   @ArrayMaxSize(OfferLimits.workers)
-  @UniqueItems({ message: 'workerIds must not repeat a worker' })
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  @MaxLength(OfferLimits.idLength, { each: true })
+  @IdList(OfferLimits.idLength, { repeatMessage: 'workerIds must not repeat a worker' })
   workerIds: string[];
 
   @ApiProperty({ type: [OfferTimeSlotDto], minItems: 1, maxItems: OfferLimits.events })

@@ -47,6 +47,9 @@ function shapeOf(dto: DtoClass): DtoShape {
     if (metadata.name === 'arrayMaxSize') {
       const max = Number(metadata.constraints[0]);
       bounds.maxItems = { max, message: messageOf(metadata, `${name} must contain no more than ${max} elements`) };
+    } else if (metadata.name === 'idList') {
+      const max = Number(metadata.constraints[0]);
+      bounds.maxLength = { max, each: true, message: `each value in ${name} must be shorter than or equal to ${max} characters` };
     } else if (metadata.name === 'maxLength' || (metadata.name === 'isLength' && metadata.constraints[1] !== undefined)) {
       const max = Number(metadata.constraints[metadata.name === 'maxLength' ? 0 : 1]);
       bounds.maxLength = { max, each, message: messageOf(metadata, `${prefix}${name} must be shorter than or equal to ${max} characters`) };
