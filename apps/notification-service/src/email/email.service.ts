@@ -11,6 +11,7 @@ import {
 } from '@availability/contracts';
 import { JobQueues, QueueName } from '@availability/jobs';
 import { RequestReply } from '@availability/messaging';
+import { TtlCache } from '@availability/service-core';
 import { NotificationServiceConfig } from '../config/notification-service.config.js';
 import {
   answersDigestEmail,
@@ -35,6 +36,8 @@ export class NotReadyError extends Error {}
 
 /** Deliveries of an event whose offer is still unknown before we stop waiting for offers.created. */
 const MAX_WAIT_DELIVERIES = 6;
+/** How long an offer's notify address is remembered: it never changes, so only memory bounds it. */
+const NOTIFY_ADDRESS_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * E-mail: invitations, answers to an offer's notify address (digested per window), the offer's
@@ -44,6 +47,11 @@ const MAX_WAIT_DELIVERIES = 6;
 @Injectable()
 export class EmailService implements OnApplicationBootstrap {
   private readonly logger = new Logger('EmailService');
+  /**
+   * Offer id → its notify address (null: none). Set when an offer is recorded and never changed, so
+   * the answers to an offer nobody is told about cost no read of the read model each.
+   */
+  private readonly notifyAddresses = new TtlCache<string, string | null>(100_000);
 
   constructor(
     private readonly config: NotificationServiceConfig,
@@ -63,11 +71,11 @@ export class EmailService implements OnApplicationBootstrap {
 
   async onOfferCreated(event: OfferCreatedEvent): Promise<void> {
     await this.repository.recordOffer(event);
+    this.notifyAddresses.set(event.offerId, event.notifyEmailAddress ?? null, NOTIFY_ADDRESS_TTL_MS);
   }
 
   async onAnswer(event: OfferResponseRecordedEvent, deliveryCount: number): Promise<void> {
-    const offer = await this.knownOffer(event.offerId, deliveryCount);
-    if (!offer?.notifyEmailAddress) return;
+    if (!(await this.notifyAddressOf(event.offerId, deliveryCount))) return;
     await this.repository.recordAnswer(event);
     // Also after a redelivery: the answer may be recorded while its job was never added (crash between).
     const { windowStart, sendAt } = digestWindow(Date.now(), this.config.EMAIL_DIGEST_WINDOW_MS);
@@ -75,8 +83,7 @@ export class EmailService implements OnApplicationBootstrap {
   }
 
   async onOfferClosed(event: { eventId: string; offerId: string }, outcome: OfferOutcome, deliveryCount: number): Promise<void> {
-    const offer = await this.knownOffer(event.offerId, deliveryCount);
-    if (!offer?.notifyEmailAddress) return;
+    if (!(await this.notifyAddressOf(event.offerId, deliveryCount))) return;
     await this.enqueue(event.eventId, { kind: 'offer-closed', offerId: event.offerId, eventId: event.eventId, outcome });
   }
 
@@ -138,6 +145,16 @@ export class EmailService implements OnApplicationBootstrap {
       removeOnComplete: { age: 24 * 3600, count: 10_000 },
       removeOnFail: { age: 7 * 24 * 3600 },
     });
+  }
+
+  /** The offer's notify address (null: none; undefined: the offer never became known). */
+  private async notifyAddressOf(offerId: string, deliveryCount: number): Promise<string | null | undefined> {
+    const cached = this.notifyAddresses.get(offerId);
+    if (cached !== undefined) return cached;
+    const offer = await this.knownOffer(offerId, deliveryCount);
+    if (!offer) return undefined;
+    this.notifyAddresses.set(offerId, offer.notifyEmailAddress ?? null, NOTIFY_ADDRESS_TTL_MS);
+    return offer.notifyEmailAddress ?? null;
   }
 
   private async knownOffer(offerId: string, deliveryCount: number) {

@@ -1,0 +1,45 @@
+import { describe, expect, it } from '@jest/globals';
+import type { OfferCreatedEvent, OfferResponseRecordedEvent } from '@availability/contracts';
+import type { JobQueues } from '@availability/jobs';
+import type { RequestReply } from '@availability/messaging';
+import type { NotificationServiceConfig } from '../config/notification-service.config.js';
+import type { EmailRepository } from './email.repository.js';
+import type { Mailer } from './mailer.js';
+import { EmailService, NotReadyError } from './email.service.js';
+
+/** The read model as the repository keeps it, counting reads; jobs are only recorded. */
+function serviceWith(offers: Record<string, string | null>) {
+  const reads: string[] = [];
+  const jobs: string[] = [];
+  const repository = {
+    recordOffer: async (event: OfferCreatedEvent) => void (offers[event.offerId] = event.notifyEmailAddress ?? null),
+    offer: async (offerId: string) => {
+      reads.push(offerId);
+      return offerId in offers ? { offerId, notifyEmailAddress: offers[offerId] } : undefined;
+    },
+    recordAnswer: async () => true,
+  } as unknown as EmailRepository;
+  const queues = { add: async (_queue: string, _name: string, _data: unknown, options: { jobId: string }) => void jobs.push(options.jobId) } as unknown as JobQueues;
+  const config = { EMAIL_DIGEST_WINDOW_MS: 60_000, EMAIL_ATTEMPTS: 3, EMAIL_BACKOFF_MS: 1_000 } as NotificationServiceConfig;
+  return { service: new EmailService(config, queues, repository, {} as Mailer, {} as RequestReply), reads, jobs };
+}
+
+const answer = (offerId: string) => ({ eventId: `e-${offerId}`, offerId, workerId: 'w1', response: 'applied' }) as OfferResponseRecordedEvent;
+
+describe('EmailService answers', () => {
+  it('reads an offer’s notify address once, not once per answer', async () => {
+    const { service, reads, jobs } = serviceWith({ quiet: null, watched: 'ops@example.com' });
+    for (let i = 0; i < 5; i += 1) await service.onAnswer(answer('quiet'), 1);
+    for (let i = 0; i < 3; i += 1) await service.onAnswer(answer('watched'), 1);
+    expect(reads).toEqual(['quiet', 'watched']);
+    expect(jobs).toHaveLength(3); // one digest job id per answer to the watched offer (the same id, de-duplicated by BullMQ)
+  });
+
+  it('knows a recorded offer without reading it back, and still waits for an offer it has not seen', async () => {
+    const { service, reads } = serviceWith({});
+    await service.onOfferCreated({ offerId: 'new', notifyEmailAddress: null } as unknown as OfferCreatedEvent);
+    await service.onAnswer(answer('new'), 1);
+    expect(reads).toEqual([]);
+    await expect(service.onAnswer(answer('unknown'), 1)).rejects.toBeInstanceOf(NotReadyError);
+  });
+});
