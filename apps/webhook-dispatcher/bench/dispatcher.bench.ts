@@ -290,6 +290,11 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
       baseline,
       targets: [
         { name: 'throughput ≥ 1,500 deliveries/s', pass: throughput.perSecond >= 1_500, detail: `${throughput.perSecond}/s` },
+        {
+          name: 'burst ≥ 0.4 of the bare undici POST loop',
+          pass: baseline.ratio >= 0.4,
+          detail: `${baseline.ratio} (${throughput.perSecond} against ${bareUndiciPerSecond}/s)`,
+        },
         { name: `p50 < 20 ms at ${o.latencyRate}/s`, pass: latency.p50Ms < 20, detail: `${latency.p50Ms} ms` },
         { name: `p99 < 100 ms at ${o.latencyRate}/s`, pass: latency.p99Ms < 100, detail: `${latency.p99Ms} ms` },
         {
