@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expectStatus, offerBody, OffersClient, PortalClient, issuePortalUserToken, request, seedOrganisation } from '@availability/platform-client';
 import { classifyBenchProcesses, cpuPerOperation, measureCpu, startTestPlatform, TEST_ADMIN_TOKEN } from '@availability/testing';
+import { bareHopCost, type HopCost } from './bare-hop.js';
 import type { Defer } from './offers.bench.js';
 import { type BenchReport, type CheckFigures, machineInfo } from './report.js';
 
@@ -137,6 +138,9 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
   };
   const steady = await answerWindow(settings.answerRate);
   const busy = await answerWindow(settings.busyAnswerRate);
+  // The yardstick: one bare HTTP hop at each rate, after the platform's windows, on the same machine.
+  const hops = [await bareHopCost(settings.answerRate, settings.durationSeconds, signal), await bareHopCost(settings.busyAnswerRate, settings.durationSeconds, signal)];
+  for (const hop of hops) if (hop) log(`  yardstick: one bare node:http hop at ${hop.rate}/s costs ${hopText(hop)}`);
 
   const offersFig = summarise(offerLatencies);
   const checks: CheckFigures[] = [
@@ -147,7 +151,7 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
     },
     {
       name: `machine CPU per answer, the platform's processes (${steady.answers} answers at a steady ${steady.rate}/s)`,
-      detail: `${round3(steady.platformCpu)} ms (${steady.cpu ? formatCpu(steady.cpu) : 'not measured'}); target ≤ ${PLATFORM_TARGETS.cpuMsPerAnswer} ms`,
+      detail: `${round3(steady.platformCpu)} ms (${steady.cpu ? formatCpu(steady.cpu) : 'not measured'}); target ≤ ${PLATFORM_TARGETS.cpuMsPerAnswer} ms; one bare HTTP hop at this rate: ${hops[0] ? hopText(hops[0]) : 'not measured'}`,
       pass: steady.platformCpu <= PLATFORM_TARGETS.cpuMsPerAnswer,
     },
     {
@@ -173,6 +177,10 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
     ratios: [],
     checks,
   };
+}
+
+function hopText(hop: HopCost): string {
+  return `${round3(hop.serverMs + hop.clientMs)} ms of CPU (server ${hop.serverMs}, fetch client ${hop.clientMs})`;
 }
 
 /** Calls `send` `rate` times a second for `seconds`, on schedule whether or not earlier calls have answered. */

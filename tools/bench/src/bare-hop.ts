@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, measureCpu } from '@availability/testing';
+
+/** The least an HTTP service can do: read the body, answer 200. Runs as its own process, as our services do. */
+const BARE_SERVER = `
+const http = require('node:http');
+http.createServer((request, response) => {
+  request.resume();
+  request.on('end', () => response.end('ok'));
+}).listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('listening'));
+`;
+
+export interface HopCost {
+  rate: number;
+  /** CPU milliseconds per request: the bare server's, and the calling process's (fetch). */
+  serverMs: number;
+  clientMs: number;
+}
+
+/**
+ * What this machine charges for one HTTP hop at a steady rate: a bare node:http server in its own
+ * process, called with fetch at `rate` requests a second, evenly spaced. On a 2-core VM a request
+ * arriving alone costs far more CPU than one in a stream (waking a process, a core out of idle),
+ * so this is the yardstick for the platform's CPU per answer at the same rate, which crosses
+ * about six such hops.
+ */
+export async function bareHopCost(rate: number, seconds: number, signal: AbortSignal): Promise<HopCost | undefined> {
+  const port = await freePort();
+  const server = spawn(process.execPath, ['-e', BARE_SERVER], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  try {
+    await once(server, 'message');
+    const url = `http://127.0.0.1:${port}/hook`;
+    const call = () => fetch(url, { method: 'POST', body: '{"eventId":"x"}', headers: { 'content-type': 'application/json' } }).then((r) => r.text());
+    for (let i = 0; i < rate; i += 1) await call(); // warm: connections, JIT
+    const count = Math.round(rate * seconds);
+    const stop = measureCpu();
+    const start = performance.now();
+    const calls: Array<Promise<string>> = [];
+    for (let i = 0; i < count; i += 1) {
+      signal.throwIfAborted();
+      const due = start + (i * 1000) / rate - performance.now();
+      if (due > 0) await sleep(due);
+      calls.push(call());
+    }
+    await Promise.all(calls);
+    const usage = await stop(() => (info) => (info.pid === server.pid ? 'server' : info.pid === process.pid ? 'client' : 'other'));
+    if (!usage) return undefined;
+    const per = (group: string) => Math.round(((usage.groups[group] ?? 0) / count) * 1000) / 1000;
+    return { rate, serverMs: per('server'), clientMs: per('client') };
+  } finally {
+    server.kill();
+  }
+}
