@@ -5,8 +5,8 @@ import { computeHmacSignature, computeStandardWebhookSignature, hmacStringToSign
 const SECRET = 'example-secret-do-not-use';
 const TIMESTAMP = '2026-11-22T10:55:03Z';
 const NOW = new Date('2026-11-22T10:55:03.750Z');
-const PATH = '/hooks/v1/offer/response?x=1';
-const BODY = '{"offerId":"off_123","answer":"accepted"}';
+const PATH = '/hooks/v1/offer/response';
+const BODY = '{"eventId":"7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f","offerId":"0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b","workerId":"3b9c7e1e-7d3f-4c52-a0de-5f7b3a9f1c20","response":"applied","respondedAt":"2026-11-22T10:55:02.000Z"}';
 
 /** Independent reference: one HMAC over the whole message string, built here rather than by the library. */
 function referenceHmacHex(secret: string, message: string): string {
@@ -17,22 +17,22 @@ describe('hmac scheme known-answer vectors', () => {
   it('signs Timestamp\\nMETHOD\\npathWithQuery\\nbody with the secret as key', () => {
     const expected = referenceHmacHex(SECRET, `${TIMESTAMP}\nPOST\n${PATH}\n${BODY}`);
 
-    const headers = signRequest({ secrets: [SECRET], method: 'POST', pathWithQuery: PATH, body: BODY, webhookId: 'evt_123', now: NOW });
+    const headers = signRequest({ secrets: [SECRET], method: 'POST', pathWithQuery: PATH, body: BODY, webhookId: '7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', now: NOW });
 
     expect(headers.Authorization).toBe(`hmac ${expected}`);
   });
 
   it('matches the worked example published in the README (computed with openssl)', () => {
-    // printf '2026-11-22T10:55:03Z\nPOST\n/hooks/v1/offer/response?x=1\n{"offerId":"off_123","answer":"accepted"}' \
+    // printf '2026-11-22T10:55:03Z\nPOST\n/hooks/v1/offer/response\n{"eventId":"7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f","offerId":"0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b","workerId":"3b9c7e1e-7d3f-4c52-a0de-5f7b3a9f1c20","response":"applied","respondedAt":"2026-11-22T10:55:02.000Z"}' \
     //   | openssl dgst -sha256 -hmac example-secret-do-not-use
-    const headers = signRequest({ secrets: [SECRET], method: 'POST', pathWithQuery: PATH, body: BODY, webhookId: 'evt_123', now: NOW });
+    const headers = signRequest({ secrets: [SECRET], method: 'POST', pathWithQuery: PATH, body: BODY, webhookId: '7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', now: NOW });
 
     expect(headers).toEqual({
       Timestamp: '2026-11-22T10:55:03Z',
-      Authorization: 'hmac e94fd7f19cf4658f3e8dafc8207b89a3bb8b6ea8626c34c814ad1cccec5d7889',
-      'webhook-id': 'evt_123',
+      Authorization: 'hmac f1f78e20202debd8bdfeaa3ccfbad458c7052cb35f2f3479073c1e6ac7b84207',
+      'webhook-id': '7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
       'webhook-timestamp': '1795344903',
-      'webhook-signature': 'v1,Tqkg4STnya0XCD1pTFrh/J8hq3XayENA1CVknbZdMN8=',
+      'webhook-signature': 'v1,x5F6Y+jsq/ajeWVXrJfXHo5NFQ6+KwJIpOxnvtn9nZg=',
     });
   });
 
@@ -42,16 +42,16 @@ describe('hmac scheme known-answer vectors', () => {
       method: 'POST',
       pathWithQuery: PATH,
       body: BODY,
-      webhookId: 'evt_123',
+      webhookId: '7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
       now: NOW,
     });
 
     expect(headers.Authorization).toBe(
-      'hmac e94fd7f19cf4658f3e8dafc8207b89a3bb8b6ea8626c34c814ad1cccec5d7889, ' +
-        'hmac 0817bb728328bcc36d116fff6b772f96623cf509ce5c4035f7d833fc21c279ad',
+      'hmac f1f78e20202debd8bdfeaa3ccfbad458c7052cb35f2f3479073c1e6ac7b84207, ' +
+        'hmac 776f98876d64f64de2f552fb455c45f465b7c09e213e23bc064673c9d5676614',
     );
     expect(headers['webhook-signature']).toBe(
-      'v1,Tqkg4STnya0XCD1pTFrh/J8hq3XayENA1CVknbZdMN8= v1,jau3my4wFQ3eOMHmfVjKX16JgCj+nRItEX6owRN3YWs=',
+      'v1,x5F6Y+jsq/ajeWVXrJfXHo5NFQ6+KwJIpOxnvtn9nZg= v1,hh2hZut9Ghi/SsMTAfCx3G8Uh+invu8FES5wGQt/43o=',
     );
   });
 
@@ -88,8 +88,8 @@ describe('hmac scheme known-answer vectors', () => {
 
 describe('standard webhooks signature', () => {
   it('is base64 HMAC-SHA256 over id.timestamp.body keyed by the secret bytes (not base64-decoded)', () => {
-    const expected = createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(`evt_123.1795344903.${BODY}`).digest('base64');
+    const expected = createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(`7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.1795344903.${BODY}`).digest('base64');
 
-    expect(computeStandardWebhookSignature(SECRET, 'evt_123', 1795344903, BODY)).toBe(expected);
+    expect(computeStandardWebhookSignature(SECRET, '7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', 1795344903, BODY)).toBe(expected);
   });
 });

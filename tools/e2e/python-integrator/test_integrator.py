@@ -7,13 +7,13 @@ from integrator import verify_hmac, verify_standard_webhook
 
 SECRET = "example-secret-do-not-use"
 NEW_SECRET = "example-secret-2-do-not-use"
-BODY = b'{"offerId":"off_123","answer":"accepted"}'
-PATH = "/hooks/v1/offer/response?x=1"
+BODY = b'{"eventId":"7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f","offerId":"0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b","workerId":"3b9c7e1e-7d3f-4c52-a0de-5f7b3a9f1c20","response":"applied","respondedAt":"2026-11-22T10:55:02.000Z"}'
+PATH = "/hooks/v1/offer/response"
 SIGNED_AT = 1795344903  # 2026-11-22T10:55:03Z
-HMAC_OLD = "hmac e94fd7f19cf4658f3e8dafc8207b89a3bb8b6ea8626c34c814ad1cccec5d7889"
-HMAC_NEW = "hmac 0817bb728328bcc36d116fff6b772f96623cf509ce5c4035f7d833fc21c279ad"
-SW_OLD = "v1,Tqkg4STnya0XCD1pTFrh/J8hq3XayENA1CVknbZdMN8="
-SW_NEW = "v1,jau3my4wFQ3eOMHmfVjKX16JgCj+nRItEX6owRN3YWs="
+HMAC_OLD = "hmac f1f78e20202debd8bdfeaa3ccfbad458c7052cb35f2f3479073c1e6ac7b84207"
+HMAC_NEW = "hmac 776f98876d64f64de2f552fb455c45f465b7c09e213e23bc064673c9d5676614"
+SW_OLD = "v1,x5F6Y+jsq/ajeWVXrJfXHo5NFQ6+KwJIpOxnvtn9nZg="
+SW_NEW = "v1,hh2hZut9Ghi/SsMTAfCx3G8Uh+invu8FES5wGQt/43o="
 
 
 def headers(**values):
@@ -29,7 +29,7 @@ def hmac_headers(authorization=HMAC_OLD, timestamp="2026-11-22T10:55:03Z"):
 
 
 def sw_headers(signature=SW_OLD, timestamp=str(SIGNED_AT)):
-    return headers(webhook_id="evt_123", webhook_timestamp=timestamp, webhook_signature=signature)
+    return headers(webhook_id="7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", webhook_timestamp=timestamp, webhook_signature=signature)
 
 
 class HmacScheme(unittest.TestCase):
