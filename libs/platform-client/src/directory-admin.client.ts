@@ -56,6 +56,11 @@ export class DirectoryAdminClient {
     return (await this.call<CreatedUser>('POST', `/admin/organisations/${organisationId}/users`, user, 201)).json;
   }
 
+  /** A portal sign-in token (`put_…`) for a user: shown once, the directory keeps only its hash. */
+  async issuePortalToken(userId: string): Promise<{ id: string; token: string }> {
+    return (await this.call<{ id: string; token: string }>('POST', `/admin/users/${userId}/tokens`, undefined, 201)).json;
+  }
+
   async createWorkers(organisationId: string, workers: Array<{ name: string; email?: string }>): Promise<CreatedWorker[]> {
     const created: CreatedWorker[] = [];
     for (let i = 0; i < workers.length; i += 10_000) {

@@ -4,7 +4,7 @@ import { offerHint, type SeedResult, seedPeople, slug } from './seed.js';
 const RESULT: SeedResult = {
   organisation: { id: 'org-1', name: 'Acme Staffing', kind: 'agency' },
   apiKey: { id: 'key-1', key: 'apk_secret' },
-  users: [{ id: 'user-1', email: 'user1@acme-staffing.example', name: 'Acme Staffing user 1', role: 'admin' }],
+  users: [{ id: 'user-1', email: 'user1@acme-staffing.example', name: 'Acme Staffing user 1', role: 'admin', portalToken: 'put_example' }],
   workers: [
     { id: 'w1', name: 'one', token: 'wkt_1' },
     { id: 'w2', name: 'two', token: 'wkt_2' },

@@ -5,7 +5,8 @@ import type { SeedOptions } from './args.js';
 export interface SeedResult {
   organisation: { id: string; name: string; kind: OrganisationKind };
   apiKey: { id: string; key: string };
-  users: Array<{ id: string; email: string; name: string; role: string }>;
+  /** Each with a portal token (`put_…`) for the portal API: the company profile, webhooks, suggestions. */
+  users: Array<{ id: string; email: string; name: string; role: string; portalToken: string }>;
   workers: Array<{ id: string; name: string; token: string }>;
 }
 
@@ -40,7 +41,8 @@ export async function seed(admin: DirectoryAdminClient, options: SeedOptions): P
   const users = [];
   for (const user of people.users) {
     const created = await admin.createUser(organisation.id, user);
-    users.push({ id: created.id, email: created.email, name: created.name, role: created.role });
+    const portal = await admin.issuePortalToken(created.id);
+    users.push({ id: created.id, email: created.email, name: created.name, role: created.role, portalToken: portal.token });
   }
   const workers = people.workers.length > 0 ? await admin.createWorkers(organisation.id, people.workers) : [];
   return {
@@ -67,6 +69,8 @@ export function offerHint(result: SeedResult, offersUrl: string): string {
     ``,
     `Workers sign in to the worker app with their token (GET ${offersUrl}/worker/offers, "Authorization: Bearer wkt_…").`,
   ];
+  const admin = result.users[0];
+  if (admin) lines.push(`${admin.email} uses the portal API (company profile, webhooks) with "Authorization: Bearer ${admin.portalToken}".`);
   if (result.users.length === 0) lines.push('Note: offers need a createdByUserId of the organisation; seed with --users 1 or more.');
   if (result.workers.length === 0) lines.push('Note: offers need workers of the organisation; seed with --workers 1 or more.');
   return lines.join('\n');

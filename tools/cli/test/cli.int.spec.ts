@@ -71,8 +71,8 @@ describe('cli against a running contact-directory', () => {
       organisation: { id: expect.stringMatching(UUID), name: 'CLI Test Agency', kind: 'hirer' },
       apiKey: { id: expect.stringMatching(UUID), key: expect.stringMatching(/^apk_[A-Za-z0-9_-]{43}$/) },
       users: [
-        { id: expect.stringMatching(UUID), email: 'user1@cli-test-agency.example', name: 'CLI Test Agency user 1', role: 'admin' },
-        { id: expect.stringMatching(UUID), email: 'user2@cli-test-agency.example', name: 'CLI Test Agency user 2', role: 'member' },
+        { id: expect.stringMatching(UUID), email: 'user1@cli-test-agency.example', name: 'CLI Test Agency user 1', role: 'admin', portalToken: expect.stringMatching(/^put_/) },
+        { id: expect.stringMatching(UUID), email: 'user2@cli-test-agency.example', name: 'CLI Test Agency user 2', role: 'member', portalToken: expect.stringMatching(/^put_/) },
       ],
       workers: [1, 2, 3].map((n) => ({
         id: expect.stringMatching(UUID),
@@ -88,6 +88,8 @@ describe('cli against a running contact-directory', () => {
     // Everything really exists in the directory, and the credentials verify over NATS.
     expect(await verify(seeded.apiKey.key)).toEqual({ kind: 'organisation', organisationId: seeded.organisation.id, apiKeyId: seeded.apiKey.id });
     for (const worker of seeded.workers) expect(await verify(worker.token)).toEqual({ kind: 'worker', workerId: worker.id });
+    for (const user of seeded.users) expect(await verify(user.portalToken)).toEqual({ kind: 'user', userId: user.id, organisationId: seeded.organisation.id, role: user.role });
+    expect(run.stderr).toContain(seeded.users[0].portalToken);
     const links = await queryDatabase(database.url, 'SELECT worker_id FROM directory.organisation_worker WHERE organisation_id = $1', [
       seeded.organisation.id,
     ]);
