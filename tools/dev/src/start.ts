@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { generateSigningKeysJson } from '@availability/webhook-signing';
 import { NatsServerProcess } from '@availability/testing';
 import { writeBusConfig, type WrittenBusConfig } from './bus-config.js';
+import { logFormat, serviceLogLine } from './service-log.js';
 import { startMailCatcher } from './mail-catcher.js';
 import { DEV_BUS_DIR, DEV_NATS_PORT, MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_PORT, PLATFORM_SERVICES, type PlatformService } from './platform.js';
 
@@ -26,6 +27,7 @@ let stopping = false;
 let nats: NatsServerProcess | undefined;
 let bus: WrittenBusConfig | undefined;
 const natsUrl = `nats://127.0.0.1:${DEV_NATS_PORT}`;
+const formatLine = serviceLogLine(logFormat(process.env, process.stdout.isTTY === true), process.stdout.isTTY === true);
 
 async function startService(service: PlatformService): Promise<void> {
   const child = spawn(process.execPath, [resolve('dist/apps', service.app, 'src/main.js')], {
@@ -34,7 +36,11 @@ async function startService(service: PlatformService): Promise<void> {
   });
   running.push({ service, child });
   for (const stream of [child.stdout, child.stderr]) {
-    if (stream) createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${service.app}] ${line}\n`));
+    if (!stream) continue;
+    createInterface({ input: stream }).on('line', (line) => {
+      const shown = formatLine(service.app, line);
+      if (shown !== undefined) process.stdout.write(`${shown}\n`);
+    });
   }
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -93,7 +99,7 @@ try {
     `✔ ${'mail catcher'.padEnd(20)} smtp://127.0.0.1:${MAIL_CATCHER_PORT}  (list http://localhost:${MAIL_CATCHER_HTTP_PORT}/api/v1/messages) — development e-mail is printed here`,
   );
   for (const service of PLATFORM_SERVICES) await startService(service);
-  console.log('The platform is up. Walk the whole journey with `npm run demo`; seed an organisation with `npm run cli -- seed`. Ctrl-C stops everything.');
+  console.log('The platform is up. Walk the whole journey with `npm run demo`; seed an organisation with `npm run -s cli -- seed`. Ctrl-C stops everything.');
 } catch (error) {
   console.error((error as Error).message);
   await stopAll(1);
