@@ -12,10 +12,11 @@ const MAX_USERS = 1_000;
 export const USAGE = `Availability Platform CLI (talks to contact-directory's admin API)
 
 Usage:
-  npm run cli -- seed [options]             create an organisation with its API key, users and workers;
-                                            prints them as JSON on stdout, and how to send an offer on stderr
-  npm run cli -- revoke-key <apiKeyId>      revoke an API key (services caching it are told at once)
-  npm run cli -- --help                     show this help
+  npm run -s cli -- seed [options]          create an organisation with its API key, users (with portal
+                                            tokens) and workers; prints them as JSON on stdout, and how to
+                                            send an offer on stderr
+  npm run -s cli -- revoke-key <apiKeyId>   revoke an API key (services caching it are told at once)
+  npm run -s cli -- --help                  show this help
 
 Options of seed:
   --name <name>           organisation name (default "Acme Staffing")

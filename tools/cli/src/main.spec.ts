@@ -12,7 +12,7 @@ describe('runCli', () => {
   it('prints usage for --help and exits 0', async () => {
     const { out, io: streams } = io();
     expect(await runCli(['--help'], streams)).toBe(0);
-    expect(out.join('')).toMatch(/npm run cli -- seed/);
+    expect(out.join('')).toMatch(/npm run -s cli -- seed/);
     expect(out.join('')).toMatch(/revoke-key <apiKeyId>/);
   });
 
