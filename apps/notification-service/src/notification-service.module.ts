@@ -1,7 +1,7 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown, type Provider, type Type } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
 import { JobsModule, RedisHealth } from '@availability/jobs';
-import { EventStreamModule, NatsHealth, NatsModule } from '@availability/messaging';
+import { EventStreamModule, NatsHealth, NatsModule, parkedEventsMigration } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { DevPushController } from './dev/dev-push.controller.js';
@@ -64,7 +64,7 @@ export class NotificationServiceModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: NOTIFICATIONS_SCHEMA,
-          migrations: [CreateNotifications1764000000000],
+          migrations: [CreateNotifications1764000000000, parkedEventsMigration(NOTIFICATIONS_SCHEMA, 1764600000000)],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),

@@ -61,7 +61,7 @@ function offerCreated(notifyEmailAddress: string | null, workerIds: string[], ti
   };
 }
 
-function answer(offerId: string, workerId: string, response: 'applied' | 'rejected', previousResponse = 'awaiting'): OfferResponseRecordedEvent {
+function answer(offerId: string, workerId: string, response: 'applied' | 'rejected', previousResponse: OfferResponseRecordedEvent['previousResponse'] = 'awaiting'): OfferResponseRecordedEvent {
   return { ...envelope(organisationId), offerId, workerId, response, previousResponse, respondedAt: new Date().toISOString() };
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventProblem } from '@availability/contracts';
 import type { OfferView } from '@availability/contracts';
 import { offerBody, OffersClient, seedOrganisation, type SeededOrganisation } from '@availability/platform-client';
 import { eventually, queryDatabase, startTestPlatform, type TestPlatform } from '@availability/testing';
@@ -577,6 +578,9 @@ describe('the event stream as a whole', () => {
     for (const message of all) expect(message.msgId).toBe(message.data.eventId);
     const created = all.filter((m) => m.subject === 'offers.created').length;
     expect(created).toBe(await offerCount());
+    // Every event matches its one definition, including offers.response.recorded, which the answering statement builds in SQL.
+    expect(new Set(all.map((m) => m.subject))).toEqual(new Set(['offers.created', 'offers.response.recorded', 'offers.completed', 'offers.withdrawn']));
+    for (const message of all) expect([message.subject, eventProblem(message.subject, message.data)]).toEqual([message.subject, undefined]);
   });
 });
 

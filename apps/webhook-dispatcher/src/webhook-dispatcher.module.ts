@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { JobsModule, RedisHealth } from '@availability/jobs';
-import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxPayloadTextMigration, outboxTraceIdMigration } from '@availability/messaging';
+import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxPayloadTextMigration, outboxTraceIdMigration, parkedEventsMigration } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.js';
 import { DeliveriesController } from './admin/deliveries.controller.js';
@@ -35,7 +35,7 @@ export class WebhookDispatcherModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: DISPATCHER_SCHEMA,
-          migrations: [CreateDispatcher1764100000000, outboxTraceIdMigration(DISPATCHER_SCHEMA, 1764200000000), HeldDeliveries1764300000000, OverdueDeliveries1764400000000, outboxPayloadTextMigration(DISPATCHER_SCHEMA, 1764500000000)],
+          migrations: [CreateDispatcher1764100000000, outboxTraceIdMigration(DISPATCHER_SCHEMA, 1764200000000), HeldDeliveries1764300000000, OverdueDeliveries1764400000000, outboxPayloadTextMigration(DISPATCHER_SCHEMA, 1764500000000), parkedEventsMigration(DISPATCHER_SCHEMA, 1764600000000)],
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),

@@ -10,3 +10,5 @@ export * from './offers/worker-answer.dto.js';
 export * from './request-reply.js';
 export * from './validation/nested-dto.js';
 export * from './validation/id-list.js';
+export * from './events/event-schemas.js';
+export * from './events/asyncapi.js';

@@ -11,3 +11,5 @@ export * from './nats/bus-permissions.js';
 export * from './nats/bus-credentials.js';
 export * from './sealing/sealed-box.js';
 export * from './sealing/webhook-target-seal.js';
+export * from './consumer/parked-events.js';
+export * from './sql-migration.js';

@@ -17,9 +17,11 @@ import {
   JETSTREAM_MANAGER,
   type JetStreamClient,
   type JetStreamManager,
-  PoisonMessageError,
+  ParkedEventStore,
 } from '@availability/messaging';
+import { DataSource } from 'typeorm';
 import { NotificationServiceConfig } from '../config/notification-service.config.js';
+import { NOTIFICATIONS_SCHEMA } from '../devices/devices.repository.js';
 import { EmailService } from '../email/email.service.js';
 import { PushService } from '../push/push.service.js';
 
@@ -29,19 +31,6 @@ export const DURABLE_NAME = CONSUMER.durableName;
 
 /** Never reorder (in bus-permissions.ts): each subject's JetStream consumer is named by its position (`notification-service-<n>`). */
 export const CONSUMED_SUBJECTS = CONSUMER.subjects;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function requireFields(payload: unknown, fields: Record<string, 'string' | 'uuid' | 'array'>): void {
-  if (typeof payload !== 'object' || payload === null) throw new PoisonMessageError('payload is not an object');
-  const record = payload as Record<string, unknown>;
-  for (const [field, type] of Object.entries(fields)) {
-    const value = record[field];
-    const ok =
-      type === 'array' ? Array.isArray(value) && value.every((v) => typeof v === 'string') : typeof value === 'string' && (type !== 'uuid' || UUID.test(value));
-    if (!ok) throw new PoisonMessageError(`${field} is missing or not a ${type}`);
-  }
-}
 
 /** The service's one durable JetStream consumer: offer, invite and webhook events → pushes and e-mails. */
 @Injectable()
@@ -56,9 +45,11 @@ export class NotificationEventsConsumer implements OnApplicationBootstrap, OnMod
     @Inject(EVENT_STREAM_READY) _streamReady: boolean,
     private readonly push: PushService,
     private readonly email: EmailService,
+    private readonly dataSource: DataSource,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    const parked = new ParkedEventStore(this.dataSource, NOTIFICATIONS_SCHEMA);
     this.consumer = new DurableConsumer(
       this.js,
       this.jsm,
@@ -68,6 +59,7 @@ export class NotificationEventsConsumer implements OnApplicationBootstrap, OnMod
         filterSubjects: CONSUMED_SUBJECTS.map((subject) => `${this.config.NATS_SUBJECT_PREFIX}${subject}`),
         concurrency: this.config.EVENT_CONCURRENCY,
         backoffMs: [500, 2_000, 5_000, 30_000, 120_000, 600_000],
+        checking: { subjectPrefix: this.config.NATS_SUBJECT_PREFIX, park: (event) => parked.park(event) },
       },
       (subject, payload, message) => this.handle(subject.slice(this.config.NATS_SUBJECT_PREFIX.length), payload, message),
     );
@@ -80,17 +72,15 @@ export class NotificationEventsConsumer implements OnApplicationBootstrap, OnMod
 
   async handle(subject: string, payload: unknown, message: JsMsg): Promise<void> {
     const deliveryCount = message.info.deliveryCount;
-    const base = { eventId: 'uuid', organisationId: 'string' } as const;
+    // The consumer has checked the payload against the subject's schema before this runs.
     switch (subject) {
       case EventSubject.OfferCreated: {
-        requireFields(payload, { ...base, offerId: 'uuid', title: 'string', workerIds: 'array' });
         const event = payload as OfferCreatedEvent;
         await this.email.onOfferCreated(event);
         await this.push.fanOut(event, [{ kind: 'offer.created', workerIds: event.workerIds }]);
         return;
       }
       case EventSubject.OfferCompleted: {
-        requireFields(payload, { ...base, offerId: 'uuid', title: 'string', successfulWorkerIds: 'array', unsuccessfulWorkerIds: 'array' });
         const event = payload as OfferCompletedEvent;
         await this.push.fanOut(event, [
           { kind: 'offer.successful', workerIds: event.successfulWorkerIds },
@@ -104,22 +94,18 @@ export class NotificationEventsConsumer implements OnApplicationBootstrap, OnMod
         return;
       }
       case EventSubject.OfferWithdrawn: {
-        requireFields(payload, { ...base, offerId: 'uuid', title: 'string', workerIds: 'array' });
         const event = payload as OfferWithdrawnEvent;
         await this.push.fanOut(event, [{ kind: 'offer.withdrawn', workerIds: event.workerIds }]);
         await this.email.onOfferClosed(event, { kind: 'withdrawn', workerIds: event.workerIds }, deliveryCount);
         return;
       }
       case EventSubject.OfferResponseRecorded:
-        requireFields(payload, { ...base, offerId: 'uuid', workerId: 'string', response: 'string', respondedAt: 'string' });
         await this.email.onAnswer(payload as OfferResponseRecordedEvent, deliveryCount);
         return;
       case EventSubject.InviteCreated:
-        requireFields(payload, { ...base, inviteId: 'string', emailAddress: 'string', name: 'string' });
         await this.email.onInviteCreated(payload as InviteCreatedEvent);
         return;
       case EventSubject.WebhookEndpointDisabled:
-        requireFields(payload, { ...base, baseUrl: 'string', reason: 'string' });
         await this.email.onWebhookEndpointDisabled(payload as WebhookEndpointDisabledEvent);
         return;
       default:

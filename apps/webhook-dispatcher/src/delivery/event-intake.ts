@@ -8,12 +8,14 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   NATS_SUBJECT_PREFIX,
+  ParkedEventStore,
   PoisonMessageError,
 } from '@availability/messaging';
+import { DataSource } from 'typeorm';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { MicroBatcher } from '../domain/micro-batcher.js';
 import { targetUrl, UnsupportedEventError, type WebhookCall, webhookCallFor, webhookIdFor } from '../domain/webhook-call.js';
-import { DeliveriesRepository, type IntakeResult, type NewDelivery } from './deliveries.repository.js';
+import { DeliveriesRepository, DISPATCHER_SCHEMA, type IntakeResult, type NewDelivery } from './deliveries.repository.js';
 import { Deliverer } from './deliverer.js';
 import { deliveryOf } from './delivery.js';
 import { RetryQueue } from './retry-queue.js';
@@ -49,9 +51,11 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly deliverer: Deliverer,
     private readonly retries: RetryQueue,
     private readonly config: WebhookDispatcherConfig,
+    private readonly dataSource: DataSource,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    const parked = new ParkedEventStore(this.dataSource, DISPATCHER_SCHEMA);
     this.consumer = new DurableConsumer(
       this.js,
       this.jsm,
@@ -62,6 +66,7 @@ export class EventIntake implements OnApplicationBootstrap, OnModuleDestroy {
         concurrency: this.config.WEBHOOK_INTAKE_CONCURRENCY,
         backoffMs: [1_000, 5_000, 15_000, 60_000],
         ackWaitMs: this.config.WEBHOOK_INTAKE_ACK_WAIT_MS,
+        checking: { subjectPrefix: this.prefix, park: (event) => parked.park(event) },
       },
       (subject, payload) => this.handle(subject, payload),
     );

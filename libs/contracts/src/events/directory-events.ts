@@ -1,35 +1,43 @@
-import type { EventEnvelope } from './event-envelope.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { EventEnvelope, Uuid } from './event-envelope.js';
 
 /**
  * `contacts.added`: a worker added a contact at an organisation, to share availability with it.
  * `organisationId` is that organisation: its integrator gets `GET {base}/contact/new/{workerId}`.
  */
-export interface ContactAddedEvent extends EventEnvelope {
-  contactId: string;
-  workerId: string;
-}
+export const ContactAddedEvent = Type.Composite([EventEnvelope, Type.Object({ contactId: Uuid, workerId: Type.String({ minLength: 1 }) })], {
+  description: 'A worker added the organisation as a contact; its integrator gets Worker Added Contact.',
+});
+export type ContactAddedEvent = Static<typeof ContactAddedEvent>;
 
 /**
  * `invites.created`: a hirer invited a person (usually picked from contact suggestions) to join as a
  * worker. `organisationId` is the inviting organisation; notification-service e-mails the invitation.
  */
-export interface InviteCreatedEvent extends EventEnvelope {
-  inviteId: string;
-  invitedByUserId: string;
-  invitedByName: string;
-  organisationName: string;
-  name: string;
-  emailAddress: string;
-  /** The integrator whose suggestion this was, if any. */
-  suggestedByOrganisationId: string | null;
-}
+export const InviteCreatedEvent = Type.Composite(
+  [
+    EventEnvelope,
+    Type.Object({
+      inviteId: Uuid,
+      invitedByUserId: Uuid,
+      invitedByName: Type.String(),
+      organisationName: Type.String(),
+      name: Type.String(),
+      emailAddress: Type.String({ minLength: 3 }),
+      /** The integrator whose suggestion this was, if any. */
+      suggestedByOrganisationId: Type.Union([Uuid, Type.Null()]),
+    }),
+  ],
+  { description: 'A hirer invited a person to join as a worker; the invitation is e-mailed.' },
+);
+export type InviteCreatedEvent = Static<typeof InviteCreatedEvent>;
 
 /**
  * `webhooks.endpoint.disabled`: the dispatcher stopped calling an organisation's service (410, or
  * failing for too long). notification-service tells the organisation's admins. Saving the base URL
  * again on the company profile (which re-runs /test and /test/auth) enables it again.
  */
-export interface WebhookEndpointDisabledEvent extends EventEnvelope {
-  baseUrl: string;
-  reason: string;
-}
+export const WebhookEndpointDisabledEvent = Type.Composite([EventEnvelope, Type.Object({ baseUrl: Type.String(), reason: Type.String() })], {
+  description: 'The dispatcher stopped calling an organisation’s service; its admins are told by e-mail.',
+});
+export type WebhookEndpointDisabledEvent = Static<typeof WebhookEndpointDisabledEvent>;

@@ -1,7 +1,17 @@
-/** Fields every event payload carries (DESIGN 2). `eventId` is also the JetStream `Nats-Msg-Id`. */
-export interface EventEnvelope {
-  eventId: string;
-  /** ISO 8601 UTC. */
-  occurredAt: string;
-  organisationId: string;
-}
+import { type Static, Type } from '@sinclair/typebox';
+
+/** A UUID as PostgreSQL and `randomUUID` write it (any case accepted). */
+export const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
+/** ISO 8601 in UTC, as `Date.toISOString()` writes it. */
+export const UtcTimestamp = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$' });
+
+/**
+ * Fields every event payload carries (DESIGN 2). `eventId` is also the JetStream `Nats-Msg-Id`.
+ * Events are open: a consumer ignores fields it does not know, so a producer may add one first.
+ */
+export const EventEnvelope = Type.Object({
+  eventId: Uuid,
+  occurredAt: UtcTimestamp,
+  organisationId: Uuid,
+});
+export type EventEnvelope = Static<typeof EventEnvelope>;

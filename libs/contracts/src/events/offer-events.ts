@@ -1,41 +1,71 @@
-import type { EventEnvelope } from './event-envelope.js';
-import type { WorkerAnswer } from '../offers/offer-values.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { EventEnvelope, Uuid, UtcTimestamp } from './event-envelope.js';
 
-export interface OfferTimeSlot {
-  start: string;
-  end: string;
-}
+/**
+ * The events of offers-api, each defined once: the schema is the JSON Schema the producer and every
+ * consumer check (event-schemas.ts) and the AsyncAPI document publishes; the type is derived from it.
+ */
+export const OfferTimeSlot = Type.Object({ start: Type.String(), end: Type.String() });
+export type OfferTimeSlot = Static<typeof OfferTimeSlot>;
 
 /** `offers.created`: push each recipient about the new offer. */
-export interface OfferCreatedEvent extends EventEnvelope {
-  offerId: string;
-  title: string;
-  createdByUserId: string;
-  notifyEmailAddress: string | null;
-  events: OfferTimeSlot[];
-  workerIds: string[];
-}
+export const OfferCreatedEvent = Type.Composite(
+  [
+    EventEnvelope,
+    Type.Object({
+      offerId: Uuid,
+      title: Type.String(),
+      createdByUserId: Type.String({ minLength: 1 }),
+      notifyEmailAddress: Type.Union([Type.String(), Type.Null()]),
+      events: Type.Array(OfferTimeSlot, { minItems: 1 }),
+      workerIds: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    }),
+  ],
+  { description: 'A sender created an offer; each recipient is pushed about it.' },
+);
+export type OfferCreatedEvent = Static<typeof OfferCreatedEvent>;
 
 /** `offers.response.recorded`: a worker applied or rejected (again, if they changed their mind). */
-export interface OfferResponseRecordedEvent extends EventEnvelope {
-  offerId: string;
-  workerId: string;
-  response: WorkerAnswer;
-  previousResponse: string;
-  respondedAt: string;
-}
+export const OfferResponseRecordedEvent = Type.Composite(
+  [
+    EventEnvelope,
+    Type.Object({
+      offerId: Uuid,
+      workerId: Type.String({ minLength: 1 }),
+      response: Type.Union([Type.Literal('applied'), Type.Literal('rejected')]),
+      previousResponse: Type.Union([Type.Literal('awaiting'), Type.Literal('applied'), Type.Literal('rejected')]),
+      respondedAt: UtcTimestamp,
+    }),
+  ],
+  { description: 'A worker applied or rejected; the sending organisation’s integrator gets a Worker Offer Response.' },
+);
+export type OfferResponseRecordedEvent = Static<typeof OfferResponseRecordedEvent>;
 
 /** `offers.completed`: tell each recipient whether they were successful. */
-export interface OfferCompletedEvent extends EventEnvelope {
-  offerId: string;
-  title: string;
-  successfulWorkerIds: string[];
-  unsuccessfulWorkerIds: string[];
-}
+export const OfferCompletedEvent = Type.Composite(
+  [
+    EventEnvelope,
+    Type.Object({
+      offerId: Uuid,
+      title: Type.String(),
+      successfulWorkerIds: Type.Array(Type.String({ minLength: 1 })),
+      unsuccessfulWorkerIds: Type.Array(Type.String({ minLength: 1 })),
+    }),
+  ],
+  { description: 'The sender completed the offer; each recipient is told whether they were successful.' },
+);
+export type OfferCompletedEvent = Static<typeof OfferCompletedEvent>;
 
 /** `offers.withdrawn`: tell every original recipient. */
-export interface OfferWithdrawnEvent extends EventEnvelope {
-  offerId: string;
-  title: string;
-  workerIds: string[];
-}
+export const OfferWithdrawnEvent = Type.Composite(
+  [
+    EventEnvelope,
+    Type.Object({
+      offerId: Uuid,
+      title: Type.String(),
+      workerIds: Type.Array(Type.String({ minLength: 1 })),
+    }),
+  ],
+  { description: 'The sender withdrew the offer; every original recipient is told.' },
+);
+export type OfferWithdrawnEvent = Static<typeof OfferWithdrawnEvent>;

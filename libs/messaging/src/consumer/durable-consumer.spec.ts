@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { createTestEventNamespace, eventually, type TestEventNamespace } from '@availability/testing';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { createTestDatabase, createTestEventNamespace, eventually, queryDatabase, type TestDatabase, type TestEventNamespace } from '@availability/testing';
 import { ensureEventStream } from '../events/event-stream.js';
 import { DurableConsumer, PoisonMessageError, redeliveryDelay } from './durable-consumer.js';
+import { ParkedEventStore, parkedEventsMigration } from './parked-events.js';
 
 let namespace: TestEventNamespace;
 let nc: NatsConnection;
@@ -73,5 +76,83 @@ describe('DurableConsumer (real JetStream)', () => {
     const info = await jsm.consumers.info(namespace.stream, 'test-handlers-1');
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
+  });
+});
+
+describe('DurableConsumer with event checking (real JetStream and PostgreSQL)', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dataSource = await new DataSource({ type: 'postgres', url: database.url }).initialize();
+    await dataSource.query('CREATE SCHEMA consumer');
+    await new (parkedEventsMigration('consumer', 1))().up(dataSource.createQueryRunner());
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  it('parks what does not match its schema or cannot be handled, with the reason, and handles the rest', async () => {
+    const handled: string[] = [];
+    const store = new ParkedEventStore(dataSource, 'consumer');
+    let parkingDown = true;
+    const handler = async (_subject: string, payload: unknown) => {
+      const { contactId } = payload as { contactId: string };
+      if (contactId === POISON) throw new PoisonMessageError('the organisation no longer exists');
+      handled.push(contactId);
+    };
+    const POISON = randomUUID();
+    const consumer = new DurableConsumer(
+      js,
+      jsm,
+      {
+        stream: namespace.stream,
+        durableName: 'test-checked',
+        filterSubjects: [`${namespace.prefix}contacts.added`],
+        concurrency: 4,
+        backoffMs: [100],
+        checking: {
+          subjectPrefix: namespace.prefix,
+          // The first attempt to park fails (the database is away): the event must come back, not be lost.
+          park: async (event) => {
+            if (parkingDown) {
+              parkingDown = false;
+              throw new Error('database unavailable');
+            }
+            await store.park(event);
+          },
+        },
+      },
+      handler,
+    );
+    await consumer.start();
+    const contact = () => ({ eventId: randomUUID(), occurredAt: new Date().toISOString(), organisationId: randomUUID(), contactId: randomUUID(), workerId: randomUUID() });
+    const valid = [contact(), contact()];
+    await publish('contacts.added', valid[0]);
+    await publish('contacts.added', { ...contact(), workerId: 42 });
+    await js.publish(`${namespace.prefix}contacts.added`, 'not json at all');
+    await publish('contacts.added', { ...contact(), contactId: POISON });
+    await publish('contacts.added', valid[1]);
+
+    await eventually(async () => (await queryDatabase(database.url, 'SELECT 1 FROM consumer.parked_event')).length === 3, 10_000, 'three events parked');
+    await eventually(() => handled.length === 2, 10_000, 'the valid events handled');
+    expect(handled.sort()).toEqual(valid.map((v) => v.contactId).sort());
+    const parked = await queryDatabase<{ subject: string; reason: string; payload: Buffer }>(
+      database.url,
+      'SELECT subject, reason, payload FROM consumer.parked_event ORDER BY stream_sequence',
+    );
+    expect(parked.map((p) => [p.subject, p.reason])).toEqual([
+      [`${namespace.prefix}contacts.added`, expect.stringMatching(/^does not match the schema of contacts\.added: \/workerId: /)],
+      [`${namespace.prefix}contacts.added`, 'not JSON'],
+      [`${namespace.prefix}contacts.added`, 'the organisation no longer exists'],
+    ]);
+    expect(parked[1].payload.toString('utf8')).toBe('not json at all');
+    // Every event was acked or terminated: nothing is left for redelivery (acks reach the server asynchronously).
+    await eventually(async () => (await jsm.consumers.info(namespace.stream, 'test-checked')).num_ack_pending === 0, 5_000, 'no event left unacknowledged');
+    expect((await jsm.consumers.info(namespace.stream, 'test-checked')).num_pending).toBe(0);
+    await consumer.stop();
   });
 });

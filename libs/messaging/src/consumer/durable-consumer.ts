@@ -9,7 +9,20 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
+import { eventProblem } from '@availability/contracts';
 import { observeGauges, runWithTraceId, TRACE_ID_HEADER } from '@availability/service-core';
+import type { ParkedEvent } from './parked-events.js';
+
+/**
+ * The platform's consumers check every event against its schema (libs/contracts event-schemas.ts)
+ * before their handler sees it, and park what can never be handled instead of dropping it.
+ */
+export interface EventChecking {
+  /** The deployment's subject prefix, taken off a subject before its schema is looked up. */
+  subjectPrefix: string;
+  /** Keeps an event set aside, with the reason (ParkedEventStore.park). */
+  park: (event: ParkedEvent) => Promise<void>;
+}
 
 export interface DurableConsumerOptions {
   stream: string;
@@ -28,9 +41,11 @@ export interface DurableConsumerOptions {
   backoffMs?: number[];
   /** How long a handler may take before JetStream assumes it died and redelivers. */
   ackWaitMs?: number;
+  /** Without it, payloads reach the handler unchecked and events that cannot be handled are only terminated and logged. */
+  checking?: EventChecking;
 }
 
-/** What a handler says about an event it could not handle. */
+/** What a handler says about an event it can never handle: it is parked (or, without checking, terminated). */
 export class PoisonMessageError extends Error {}
 
 export type EventHandler = (subject: string, payload: unknown, message: JsMsg) => Promise<void>;
@@ -160,9 +175,17 @@ export class DurableConsumer {
     try {
       payload = message.json();
     } catch {
-      this.logger.error(`terminating unreadable event ${message.seq} on ${message.subject}`);
-      message.term(); // no reason text: servers before 2.10 ignore a TERM that carries one
+      await this.setAside(message, 'not JSON');
       return;
+    }
+    const checking = this.options.checking;
+    if (checking) {
+      const subject = message.subject.startsWith(checking.subjectPrefix) ? message.subject.slice(checking.subjectPrefix.length) : message.subject;
+      const problem = eventProblem(subject, payload);
+      if (problem) {
+        await this.setAside(message, `does not match the schema of ${subject}: ${problem}`);
+        return;
+      }
     }
     try {
       // The trace id of the request that caused the event (set by the outbox relay) follows into the handler's logs and jobs.
@@ -170,14 +193,32 @@ export class DurableConsumer {
       message.ack();
     } catch (error) {
       if (error instanceof PoisonMessageError) {
-        this.logger.error(`terminating event ${message.seq} on ${message.subject}: ${error.message}`);
-        message.term();
+        await this.setAside(message, error.message);
         return;
       }
-      const attempt = message.info.deliveryCount;
-      this.logger.warn(`event ${message.seq} on ${message.subject} failed (attempt ${attempt}): ${(error as Error).message}`);
-      // JetStream's own back-off covers only ack timeouts; a nak gets its delay from the same schedule here.
-      message.nak(redeliveryDelay(this.options.backoffMs ?? DEFAULT_BACKOFF_MS, attempt));
+      this.retryLater(message, `failed: ${(error as Error).message}`);
     }
+  }
+
+  /** An event that can never be handled: parked with the reason, then terminated; if it cannot be parked now, retried. */
+  private async setAside(message: JsMsg, reason: string): Promise<void> {
+    const park = this.options.checking?.park;
+    if (park) {
+      try {
+        await park({ subject: message.subject, streamSequence: message.seq, payload: message.data, reason });
+      } catch (error) {
+        this.retryLater(message, `could not be parked (${(error as Error).message}); its reason: ${reason}`);
+        return;
+      }
+    }
+    this.logger.error(`${park ? 'parked' : 'terminating'} event ${message.seq} on ${message.subject}: ${reason}`);
+    message.term(); // no reason text: servers before 2.10 ignore a TERM that carries one
+  }
+
+  private retryLater(message: JsMsg, why: string): void {
+    const attempt = message.info.deliveryCount;
+    this.logger.warn(`event ${message.seq} on ${message.subject} ${why} (attempt ${attempt})`);
+    // JetStream's own back-off covers only ack timeouts; a nak gets its delay from the same schedule here.
+    message.nak(redeliveryDelay(this.options.backoffMs ?? DEFAULT_BACKOFF_MS, attempt));
   }
 }

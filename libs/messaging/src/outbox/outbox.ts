@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { EventEnvelope } from '@availability/contracts';
+import { type EventEnvelope, eventProblem } from '@availability/contracts';
 import { currentTraceId } from '@availability/service-core';
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface } from 'typeorm';
+import { sqlMigration } from '../sql-migration.js';
 
 /** SQL that creates a service's outbox table; a service's first migration runs it for its own schema. */
 export function createOutboxTableSql(schema: string): string[] {
@@ -18,24 +19,6 @@ export function createOutboxTableSql(schema: string): string[] {
   ];
 }
 
-/** A migration of a service's outbox table, named from `timestamp`, which orders it among the service's own migrations. */
-function outboxMigration(prefix: string, timestamp: number, up: string, down: string): new () => MigrationInterface {
-  const name = `${prefix}${timestamp}`;
-  const migration = class implements MigrationInterface {
-    name = name;
-
-    async up(runner: QueryRunner): Promise<void> {
-      await runner.query(up);
-    }
-
-    async down(runner: QueryRunner): Promise<void> {
-      await runner.query(down);
-    }
-  };
-  Object.defineProperty(migration, 'name', { value: name });
-  return migration;
-}
-
 /**
  * The migration that adds the trace id column, for every service with an outbox (after its first
  * migration): the relay sends it as the message's `x-request-id` header, so the request that caused
@@ -43,7 +26,7 @@ function outboxMigration(prefix: string, timestamp: number, up: string, down: st
  */
 export function outboxTraceIdMigration(schema: string, timestamp: number): new () => MigrationInterface {
   const table = outboxTable(schema);
-  return outboxMigration('OutboxTraceId', timestamp, `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS trace_id text`, `ALTER TABLE ${table} DROP COLUMN trace_id`);
+  return sqlMigration('OutboxTraceId', timestamp, [`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS trace_id text`], [`ALTER TABLE ${table} DROP COLUMN trace_id`]);
 }
 
 /**
@@ -55,11 +38,11 @@ export function outboxTraceIdMigration(schema: string, timestamp: number): new (
  */
 export function outboxPayloadTextMigration(schema: string, timestamp: number): new () => MigrationInterface {
   const table = outboxTable(schema);
-  return outboxMigration(
+  return sqlMigration(
     'OutboxPayloadText',
     timestamp,
-    `ALTER TABLE ${table} ALTER COLUMN payload TYPE json USING payload::json, ALTER COLUMN payload SET STORAGE EXTERNAL`,
-    `ALTER TABLE ${table} ALTER COLUMN payload TYPE jsonb USING payload::jsonb, ALTER COLUMN payload SET STORAGE EXTENDED`,
+    [`ALTER TABLE ${table} ALTER COLUMN payload TYPE json USING payload::json, ALTER COLUMN payload SET STORAGE EXTERNAL`],
+    [`ALTER TABLE ${table} ALTER COLUMN payload TYPE jsonb USING payload::jsonb, ALTER COLUMN payload SET STORAGE EXTENDED`],
   );
 }
 
@@ -67,6 +50,9 @@ export function outboxPayloadTextMigration(schema: string, timestamp: number): n
 export function newEvent<T extends object>(organisationId: string, body: T, now = new Date()): EventEnvelope & T {
   return { eventId: randomUUID(), occurredAt: now.toISOString(), organisationId, ...body };
 }
+
+/** A producer tried to write an event that does not match its definition (a defect, never a client's doing). */
+export class InvalidEventError extends Error {}
 
 /** A row for the outbox: written in the same transaction as the state change it announces. */
 export interface OutboxMessage {
@@ -79,6 +65,9 @@ export interface OutboxMessage {
 }
 
 export function outboxMessage(subject: string, event: EventEnvelope): OutboxMessage {
+  // Refused at the producer: an event that breaks its schema never reaches the outbox, and the state change it announces fails with it.
+  const problem = eventProblem(subject, event);
+  if (problem) throw new InvalidEventError(`${subject} event does not match its schema: ${problem}`);
   return { eventId: event.eventId, subject, payload: JSON.stringify(event), traceId: currentTraceId() };
 }
 
