@@ -12,3 +12,5 @@ export * from './validation/nested-dto.js';
 export * from './validation/id-list.js';
 export * from './events/event-schemas.js';
 export * from './events/asyncapi.js';
+export * from './compatibility/schema-compatibility.js';
+export * from './compatibility/api-compatibility.js';
