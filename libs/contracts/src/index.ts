@@ -14,3 +14,4 @@ export * from './events/event-schemas.js';
 export * from './events/asyncapi.js';
 export * from './compatibility/schema-compatibility.js';
 export * from './compatibility/api-compatibility.js';
+export * from './integrator/integrator-contract.js';

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { Value } from '@sinclair/typebox/value';
+import { WorkerOfferResponse } from '@availability/contracts';
 import { backoffCeiling, backoffDelay, holdWithJitter, scheduleSpan } from './backoff.js';
 import { classifyFailure, classifyResponse } from './classify.js';
 import { MicroBatcher } from './micro-batcher.js';
@@ -131,6 +133,19 @@ describe('webhook calls', () => {
     });
     expect(call).toMatchObject({ organisationId: 'org-1', method: 'POST', path: '/offer/response' });
     expect(call.body).toBe(`{"eventId":"${EVENT_ID}","offerId":"o1","workerId":"w1","response":"applied","respondedAt":"2026-11-22T10:55:03.000Z"}`);
+  });
+
+  it('sends a Worker Offer Response body the integrator contract describes', () => {
+    const call = webhookCallFor('offers.response.recorded', {
+      ...base,
+      organisationId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+      offerId: '0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b',
+      workerId: '3b9c7e1e-7d3f-4c52-a0de-5f7b3a9f1c20',
+      response: 'rejected',
+      previousResponse: 'applied',
+      respondedAt: '2026-11-22T10:55:03.000Z',
+    });
+    expect(Value.Errors(WorkerOfferResponse, JSON.parse(call.body)).First()).toBeUndefined();
   });
 
   it('GET /contact/new/{workerId} with no body, the id percent-encoded', () => {

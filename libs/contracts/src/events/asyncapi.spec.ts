@@ -6,7 +6,7 @@ import { EVENT_SCHEMAS } from './event-schemas.js';
 import { EventSubject } from './event-subjects.js';
 
 describe('docs/asyncapi.json', () => {
-  it('is the document the event definitions make (run `npm run docs:asyncapi` and commit it)', () => {
+  it('is the document the event definitions make (run `npm run docs:contracts` and commit it)', () => {
     const committed = JSON.parse(readFileSync(resolve(process.cwd(), 'docs/asyncapi.json'), 'utf8'));
     expect(committed).toEqual(JSON.parse(JSON.stringify(asyncApiDocument())));
   });

@@ -9,7 +9,7 @@ function idOf(subject: string): string {
 /**
  * The platform's event stream as an AsyncAPI 3 document, built from the one definition of each
  * event (event-schemas.ts): its subject, payload schema, producer and consumers. Written to
- * docs/asyncapi.json by `npm run docs:asyncapi`; a test keeps the file current.
+ * docs/asyncapi.json by `npm run docs:contracts`; a test keeps the file current.
  */
 export function asyncApiDocument(): Record<string, unknown> {
   const channels: Record<string, unknown> = {};
