@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
+import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses } from '@availability/service-core';
 import { assertKeys, ContactDirectoryConfig } from './config/contact-directory.config.js';
 import { ContactDirectoryModule } from './contact-directory.module.js';
 
@@ -19,7 +19,10 @@ export async function startContactDirectory(config: ContactDirectoryConfig) {
         'directory over NATS request/reply (libs/contracts directory-messages).',
       version: '1.0',
     },
-    configureOpenApi: (builder) => builder.addBearerAuth(undefined, 'admin').addBearerAuth(undefined, 'portal').addBearerAuth(undefined, 'bearer'),
+    configureOpenApi: (builder) => builder
+        .addBearerAuth(opaqueBearer('The operator token (DIRECTORY_ADMIN_TOKEN)'), 'admin')
+        .addBearerAuth(opaqueBearer('A portal user’s sign-in token (put_…)'), 'portal')
+        .addBearerAuth(opaqueBearer('A worker token (wkt_…)'), 'bearer'),
   });
   await app.listen(config.PORT, config.HTTP_HOST);
   return app;

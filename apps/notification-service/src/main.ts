@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
+import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { NotificationServiceModule } from './notification-service.module.js';
 
@@ -14,7 +14,7 @@ export async function startNotificationService(config: NotificationServiceConfig
       description: 'Worker devices (FCM tokens) and the worker’s notification list. Pushes and e-mails are sent from events.',
       version: '1.0',
     },
-    configureOpenApi: (builder) => builder.addBearerAuth(undefined, 'bearer'),
+    configureOpenApi: (builder) => builder.addBearerAuth(opaqueBearer('A worker token (wkt_…)'), 'bearer'),
   });
   await app.listen(config.PORT, config.HTTP_HOST);
   return app;

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { OfferLimits } from '@availability/contracts';
-import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
+import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses } from '@availability/service-core';
 import { OffersApiConfig } from './config/offers-api.config.js';
 import { OffersApiModule } from './offers-api.module.js';
 
@@ -13,7 +13,9 @@ export async function startOffersApi(config: OffersApiConfig) {
       version: '1.0',
     },
     configureOpenApi: (builder) =>
-      builder.addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'api-key').addBearerAuth(undefined, 'bearer'),
+      builder
+        .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key of your organisation (apk_…)' }, 'api-key')
+        .addBearerAuth(opaqueBearer('An API key (apk_…) on the sender routes; a worker token (wkt_…) on the worker app routes'), 'bearer'),
   });
   await app.listen(config.PORT, config.HTTP_HOST);
   return app;

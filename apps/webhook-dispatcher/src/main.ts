@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig, runServiceProcesses } from '@availability/service-core';
+import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses } from '@availability/service-core';
 import { mountQueueDashboard } from './admin/queue-dashboard.js';
 import { resolveDispatcherConfig, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module.js';
@@ -17,7 +17,7 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
         'with their attempts and redelivers them; the BullMQ dashboard is at /admin/queues (same bearer token).',
       version: '1.0',
     },
-    configureOpenApi: (builder) => builder.addBearerAuth(undefined, 'admin'),
+    configureOpenApi: (builder) => builder.addBearerAuth(opaqueBearer('The operator token (DISPATCHER_ADMIN_TOKEN)'), 'admin'),
   });
   await mountQueueDashboard(app);
   await app.listen(config.PORT, config.HTTP_HOST);

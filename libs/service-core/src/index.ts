@@ -20,3 +20,4 @@ export * from './logging/logging.js';
 export * from './logging/trace-context.js';
 export * from './metrics/metrics.js';
 export { runServiceProcesses } from './process/service-processes.js';
+export * from './http/openapi-errors.js';

@@ -31,4 +31,27 @@ describe('docs/openapi', () => {
     }
     if (stale.length > 0) throw new Error(`Out of date: ${stale.join(', ')}; ${HINT}`);
   });
+
+  it('gives every error response the one ProblemDetails schema, and describes bearer tokens as the opaque strings they are', () => {
+    const missing: string[] = [];
+    for (const app of apps) {
+      const document = JSON.parse(served.get(app) as string) as {
+        paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }>>;
+        components?: { securitySchemes?: Record<string, { scheme?: string; bearerFormat?: string }>; schemas?: Record<string, unknown> };
+      };
+      expect([app, document.components?.schemas?.ProblemDetails !== undefined]).toEqual([app, true]);
+      for (const [path, operations] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(operations)) {
+          for (const [status, response] of Object.entries(operation.responses ?? {})) {
+            if (Number(status) < 400) continue;
+            if (response.content?.['application/problem+json']?.schema?.$ref !== '#/components/schemas/ProblemDetails') missing.push(`${app} ${method.toUpperCase()} ${path} ${status}`);
+          }
+        }
+      }
+      for (const [name, scheme] of Object.entries(document.components?.securitySchemes ?? {})) {
+        if (scheme.scheme === 'bearer') expect([app, name, scheme.bearerFormat]).toEqual([app, name, 'opaque']);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
 });

@@ -13,7 +13,8 @@ import { answerClientError, drainUnreadUpload } from './connection.js';
 import { parameterProblems, parseJsonBody } from './json-input.js';
 import { ProblemException } from './problem.js';
 import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
-import { installRateLimit, rateLimitOptions } from './rate-limit.js';
+import { withProblemDetails } from './openapi-errors.js';
+import { installRateLimit, RATE_LIMIT_EXEMPT_PATH, rateLimitOptions } from './rate-limit.js';
 import type { ServiceConfig } from '../config/service.config.js';
 import { TraceInterceptor } from './trace.interceptor.js';
 import { BodyValidationPipe } from './validation.js';
@@ -97,6 +98,7 @@ function setUpOpenApi(app: INestApplication, options: HttpServiceOptions): void 
     .setDescription(options.openApi.description)
     .setVersion(options.openApi.version);
   if (options.configureOpenApi) builder = options.configureOpenApi(builder);
-  const document = SwaggerModule.createDocument(app, builder.build());
+  const rateLimited = (path: string) => options.rateLimit !== false && !RATE_LIMIT_EXEMPT_PATH.test(path);
+  const document = withProblemDetails(SwaggerModule.createDocument(app, builder.build()), rateLimited);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
 }

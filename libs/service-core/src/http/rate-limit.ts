@@ -19,7 +19,7 @@ export function rateLimitOptions(config: ServiceConfig): RateLimitOptions {
 }
 
 /** Probes, metrics and public documents are never limited: orchestrators and scrapers must always get through. */
-const UNLIMITED = /^\/(health(\/live)?|metrics|openapi\.json|docs(\/.*)?|\.well-known\/.*)(\?.*)?$/;
+export const RATE_LIMIT_EXEMPT_PATH = /^\/(health(\/live)?|metrics|openapi\.json|docs(\/.*)?|\.well-known\/.*)(\?.*)?$/;
 
 /**
  * Who a request counts against: the credential it presents (API key, worker, portal or operator
@@ -55,7 +55,7 @@ export async function installRateLimit(fastify: FastifyInstance, options: RateLi
     store: leasedStore(new LeasedCounter(redisLeases(redis, `${options.keyPrefix}:rate-limit:`))),
     skipOnError: true,
     keyGenerator: rateLimitKey,
-    allowList: (request) => UNLIMITED.test(request.url),
+    allowList: (request) => RATE_LIMIT_EXEMPT_PATH.test(request.url),
     errorResponseBuilder: (_request, context) =>
       new ProblemException(
         429,
