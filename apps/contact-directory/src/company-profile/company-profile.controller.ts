@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Put, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { assertOrganisationAdmin, CurrentPortalUser, type PortalPrincipal, PortalUserGuard } from '../portal/portal-auth.guard.js';
 import { CompanyProfileService, type CompanyProfileView } from './company-profile.service.js';
+import { MAX_BASE_URL_LENGTH, MAX_SECRET_LENGTH, MIN_SECRET_LENGTH } from './webhook-endpoint.js';
 
 /** The signed-in user's organisation's company profile: webhook base URL, secret, contact suggestions. */
 @ApiTags('portal: company profile')
@@ -26,6 +27,17 @@ export class CompanyProfileController {
       '"hmac" (Timestamp + Authorization), "v1" (Standard Webhooks HMAC) and "v1a" (Standard Webhooks ed25519, verified with ' +
       'the platform\'s published key set). Default ["hmac","v1"]; absent keeps the saved choice. /test/auth always carries hmac too.',
   })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['baseUrl', 'secret'],
+      properties: {
+        baseUrl: { type: 'string', format: 'uri', maxLength: MAX_BASE_URL_LENGTH, example: 'https://partner.example.com/hooks/v1' },
+        secret: { type: 'string', minLength: MIN_SECRET_LENGTH, maxLength: MAX_SECRET_LENGTH, pattern: '^[\\x21-\\x7e]+$', description: 'Visible ASCII, no spaces' },
+        signatureSchemes: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: ['hmac', 'v1', 'v1a'] } },
+      },
+    },
+  })
   @ApiResponse({ status: 200, description: 'Saved; the profile (without the secret)' })
   @ApiResponse({ status: 400, description: 'baseUrl, secret or signatureSchemes malformed' })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
@@ -47,6 +59,7 @@ export class CompanyProfileController {
 
   @Put('suggestions')
   @ApiOperation({ summary: 'Offer (or stop offering) contact suggestions: {enabled: boolean}; needs a saved base URL' })
+  @ApiBody({ schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } } })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
   @ApiResponse({ status: 409, description: 'No webhook base URL saved' })
   setSuggestions(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<CompanyProfileView> {

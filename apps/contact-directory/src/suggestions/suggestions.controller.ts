@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { assertOrganisationAdmin, CurrentPortalUser, type PortalPrincipal, PortalUserGuard } from '../portal/portal-auth.guard.js';
 import type { SuggestionsResult } from './suggestion-fan-out.js';
-import { type SuggestionProviderChoice, SuggestionsService } from './suggestions.service.js';
+import { MAX_FILTER_LENGTH, MAX_SEARCHED_ORGANISATIONS, type SuggestionProviderChoice, SuggestionsService } from './suggestions.service.js';
 
 /** The Invites page: which organisations can suggest contacts, and the search across them. */
 @ApiTags('portal: contact suggestions')
@@ -21,6 +21,7 @@ export class SuggestionsController {
 
   @Put('suggestion-providers/:organisationId')
   @ApiOperation({ summary: 'Search this provider by default, or stop: {enabled: boolean}. Searches that name no provider go only to enabled ones' })
+  @ApiBody({ schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } } })
   @ApiResponse({ status: 200, description: '{organisationId, name, enabled}' })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
   @ApiResponse({ status: 404, description: 'No such provider' })
@@ -39,6 +40,16 @@ export class SuggestionsController {
     summary:
       'Ask the chosen organisations (the providers my organisation enabled when organisationIds is left out) in parallel, each with a timeout; ' +
       'returns the valid, de-duplicated suggestions that arrived in time and each provider’s outcome',
+  })
+  @ApiBody({
+    required: false,
+    schema: {
+      type: 'object',
+      properties: {
+        filter: { type: 'string', maxLength: MAX_FILTER_LENGTH, description: 'Search text, passed to each provider (spec 2.6)' },
+        organisationIds: { type: 'array', maxItems: MAX_SEARCHED_ORGANISATIONS, items: { type: 'string', format: 'uuid' }, description: 'Providers to ask; absent: those my organisation enabled' },
+      },
+    },
   })
   @ApiResponse({ status: 200, description: '{suggestions, providers: [{organisationId, name, status, returned, dropped, error?}]}' })
   @ApiResponse({ status: 400, description: 'filter longer than 200 characters, or organisationIds not uuids' })

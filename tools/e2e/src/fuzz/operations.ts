@@ -81,35 +81,16 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     'GET /portal/company-profile': { auth: 'portal' },
     'PUT /portal/company-profile/suggestions': {
       auth: 'portal-admin',
-      body: {
-        source: 'apps/contact-directory/src/company-profile/company-profile.service.ts (setSuggestions)',
-        schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } },
-        valid: () => ({ enabled: true }),
-      },
+      body: { valid: () => ({ enabled: true }) },
     },
     'DELETE /portal/company-profile/webhook': { auth: 'portal-admin' },
     'PUT /portal/company-profile/webhook': {
       auth: 'portal-admin',
-      body: {
-        source: 'apps/contact-directory/src/company-profile/webhook-endpoint.ts (parseBaseUrl, secretProblem)',
-        schema: {
-          type: 'object',
-          required: ['baseUrl', 'secret'],
-          properties: { baseUrl: { type: 'string', format: 'uri', maxLength: 2000 }, secret: { type: 'string', minLength: 16, maxLength: 256 } },
-        },
-        valid: (w) => ({ baseUrl: w.urls['example-integrator'], secret: w.integratorSecret }),
-      },
+      body: { valid: (w) => ({ baseUrl: w.urls['example-integrator'], secret: w.integratorSecret }) },
     },
     'POST /portal/contact-suggestions/search': {
       auth: 'portal',
-      body: {
-        source: 'apps/contact-directory/src/suggestions/suggestions.service.ts (parseSearch)',
-        schema: {
-          type: 'object',
-          properties: { filter: { type: 'string', maxLength: 200 }, organisationIds: { type: 'array', maxItems: 100, items: { type: 'string', format: 'uuid' } } },
-        },
-        valid: (w) => ({ filter: 'a', organisationIds: [w.home.organisationId] }),
-      },
+      body: { valid: (w) => ({ filter: 'a', organisationIds: [w.home.organisationId] }) },
     },
     'POST /portal/invitations': {
       auth: 'portal',
@@ -119,11 +100,7 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     'PUT /portal/suggestion-providers/{organisationId}': {
       auth: 'portal-admin',
       params: { organisationId: organisations },
-      body: {
-        source: 'apps/contact-directory/src/suggestions/suggestions.service.ts (chooseProvider)',
-        schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } },
-        valid: (_, n) => ({ enabled: n % 2 === 0 }),
-      },
+      body: { valid: (_, n) => ({ enabled: n % 2 === 0 }) },
     },
     'GET /worker/contacts': { auth: 'worker' },
     'PUT /worker/contacts/{organisationId}': { auth: 'worker', params: { organisationId: organisations } },
