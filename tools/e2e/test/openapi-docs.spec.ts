@@ -54,4 +54,22 @@ describe('docs/openapi', () => {
     }
     expect(missing).toEqual([]);
   });
+
+  it('documents the body of every success response of offers-api, the senders’ and workers’ API', () => {
+    const document = JSON.parse(served.get('offers-api') as string) as {
+      paths: Record<string, Record<string, { responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }> }>>;
+    };
+    const undocumented: string[] = [];
+    for (const [path, operations] of Object.entries(document.paths)) {
+      if (/^\/(health|metrics)/.test(path)) continue;
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          const success = Number(status) >= 200 && Number(status) < 300 && status !== '204';
+          const schema = Object.values(response.content ?? {})[0]?.schema;
+          if (success && !schema && !/no body/i.test(response.description ?? '')) undocumented.push(`${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    expect(undocumented).toEqual([]);
+  });
 });

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { CreateOfferDto, OfferLimits } from '@availability/contracts';
+import { CreateOfferDto, OfferLimits, OfferView } from '@availability/contracts';
 import { ProblemException } from '@availability/service-core';
 import { CurrentOrganisation, OrganisationAuthGuard } from '@availability/auth';
 import { OffersService } from './offers.service.js';
@@ -23,7 +23,11 @@ export class OffersController {
   @HttpCode(201)
   @ApiOperation({ summary: 'CreateOffer: send an offer of work to workers' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'A repeat with the same key and body returns the first offer' })
-  @ApiResponse({ status: 201, description: 'The new offer id, as plain text; Location: /offer/{id}' })
+  @ApiResponse({
+    status: 201,
+    description: 'The new offer id, as plain text; Location: /offer/{id}',
+    content: { 'text/plain': { schema: { type: 'string', format: 'uuid', example: '0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b' } } },
+  })
   @ApiResponse({ status: 400, description: 'Field errors (problem+json)' })
   @ApiResponse({ status: 413, description: 'Body over 2 MiB' })
   @ApiResponse({ status: 422, description: 'Idempotency-Key reused with a different body' })
@@ -41,7 +45,7 @@ export class OffersController {
 
   @Get(':id')
   @ApiOperation({ summary: 'GetOffer: the offer with each worker’s current response' })
-  @ApiResponse({ status: 200, description: 'Offer (spec 2.3)' })
+  @ApiResponse({ status: 200, description: 'Offer (spec 2.3)', type: OfferView })
   @ApiResponse({ status: 404, description: 'No such offer in your organisation' })
   async get(
     @CurrentOrganisation() organisationId: string,
@@ -66,7 +70,7 @@ export class OffersController {
 
   @Get(':id/withdraw')
   @ApiOperation({ summary: 'WithdrawOffer: every original worker is told; repeating it is harmless' })
-  @ApiResponse({ status: 200, description: 'Withdrawn' })
+  @ApiResponse({ status: 200, description: 'Withdrawn; no body' })
   @ApiResponse({ status: 409, description: 'The offer is complete' })
   async withdraw(@CurrentOrganisation() organisationId: string, @Param('id') offerId: string): Promise<void> {
     await this.offers.withdraw(organisationId, offerId);
