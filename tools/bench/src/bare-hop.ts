@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, measureCpu } from '@availability/testing';
+import { paced } from './paced.js';
 
 /** The least an HTTP service can do: read the body, answer 200. Runs as its own process, as our services do. */
 const BARE_SERVER = `
@@ -34,17 +34,8 @@ export async function bareHopCost(rate: number, seconds: number, signal: AbortSi
     const url = `http://127.0.0.1:${port}/hook`;
     const call = () => fetch(url, { method: 'POST', body: '{"eventId":"x"}', headers: { 'content-type': 'application/json' } }).then((r) => r.text());
     for (let i = 0; i < rate; i += 1) await call(); // warm: connections, JIT
-    const count = Math.round(rate * seconds);
     const stop = measureCpu();
-    const start = performance.now();
-    const calls: Array<Promise<string>> = [];
-    for (let i = 0; i < count; i += 1) {
-      signal.throwIfAborted();
-      const due = start + (i * 1000) / rate - performance.now();
-      if (due > 0) await sleep(due);
-      calls.push(call());
-    }
-    await Promise.all(calls);
+    const count = (await paced(rate, seconds, signal, call)).length;
     const usage = await stop(() => (info) => (info.pid === server.pid ? 'server' : info.pid === process.pid ? 'client' : 'other'));
     if (!usage) return undefined;
     const per = (group: string) => Math.round(((usage.groups[group] ?? 0) / count) * 1000) / 1000;

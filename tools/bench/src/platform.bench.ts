@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expectStatus, offerBody, OffersClient, PortalClient, issuePortalUserToken, request, seedOrganisation } from '@availability/platform-client';
 import { classifyBenchProcesses, cpuPerOperation, measureCpu, startTestPlatform, TEST_ADMIN_TOKEN } from '@availability/testing';
 import { bareHopCost, type HopCost } from './bare-hop.js';
+import { paced } from './paced.js';
 import type { Defer } from './offers.bench.js';
 import { type BenchReport, type CheckFigures, machineInfo } from './report.js';
 
@@ -181,21 +182,6 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
 
 function hopText(hop: HopCost): string {
   return `${round3(hop.serverMs + hop.clientMs)} ms of CPU (server ${hop.serverMs}, fetch client ${hop.clientMs})`;
-}
-
-/** Calls `send` `rate` times a second for `seconds`, on schedule whether or not earlier calls have answered. */
-async function paced<T>(rate: number, seconds: number, signal: AbortSignal, send: () => Promise<T>): Promise<T[]> {
-  const count = Math.round(rate * seconds);
-  const interval = 1000 / rate;
-  const start = performance.now();
-  const calls: Array<Promise<T>> = [];
-  for (let i = 0; i < count; i++) {
-    signal.throwIfAborted();
-    const due = start + i * interval - performance.now();
-    if (due > 0) await sleep(due);
-    calls.push(send());
-  }
-  return Promise.all(calls);
 }
 
 /** Waits until every offer has all its pushes; returns offer id → when its last push was handed over. */
