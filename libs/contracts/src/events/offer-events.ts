@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { RecipientResponse, WORKER_ANSWERS } from '../offers/offer-values.js';
 import { EventEnvelope, Uuid, UtcTimestamp } from './event-envelope.js';
 
 /**
@@ -32,8 +33,8 @@ export const OfferResponseRecordedEvent = Type.Composite(
     Type.Object({
       offerId: Uuid,
       workerId: Type.String({ minLength: 1 }),
-      response: Type.Union([Type.Literal('applied'), Type.Literal('rejected')]),
-      previousResponse: Type.Union([Type.Literal('awaiting'), Type.Literal('applied'), Type.Literal('rejected')]),
+      response: Type.Union(WORKER_ANSWERS.map((answer) => Type.Literal(answer))),
+      previousResponse: Type.Union(Object.values(RecipientResponse).map((response) => Type.Literal(response))),
       respondedAt: UtcTimestamp,
     }),
   ],

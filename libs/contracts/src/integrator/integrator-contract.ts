@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Uuid, UtcTimestamp } from '../events/event-envelope.js';
+import { WORKER_ANSWERS } from '../offers/offer-values.js';
 
 /** Spec 2.6: what the platform sends to `POST /contact-suggestions`. */
 export const ContactSuggestionsRequest = Type.Object({
@@ -32,7 +33,7 @@ export const WorkerOfferResponse = Type.Object({
   eventId: Uuid,
   offerId: Uuid,
   workerId: Type.String({ minLength: 1 }),
-  response: Type.Union([Type.Literal('applied'), Type.Literal('rejected')]),
+  response: Type.Union(WORKER_ANSWERS.map((answer) => Type.Literal(answer))),
   respondedAt: UtcTimestamp,
 });
 export type WorkerOfferResponse = Static<typeof WorkerOfferResponse>;

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { OfferTimeSlot } from '../events/offer-events.js';
+import { RecipientConfirmation, RecipientResponse } from './offer-values.js';
 
 /** A time slot as views show it (spec 2.2). */
 export class OfferTimeSlotView {
@@ -21,10 +22,10 @@ export class RecipientView {
   @ApiProperty({ example: 'Ada Lovelace' })
   name: string;
 
-  @ApiProperty({ enum: ['awaiting', 'applied', 'rejected'] })
+  @ApiProperty({ enum: Object.values(RecipientResponse) })
   response: string;
 
-  @ApiProperty({ enum: ['', 'successful', 'unsuccessful', 'withdrawn'], description: 'Empty until the offer is complete or withdrawn' })
+  @ApiProperty({ enum: Object.values(RecipientConfirmation), description: 'Empty until the offer is complete or withdrawn' })
   confirmation: string;
 }
 
@@ -90,10 +91,10 @@ export class WorkerOfferView {
   @ApiProperty({ type: [OfferTimeSlotView] })
   events: OfferTimeSlot[];
 
-  @ApiProperty({ enum: ['awaiting', 'applied', 'rejected'], description: 'My response' })
+  @ApiProperty({ enum: Object.values(RecipientResponse), description: 'My response' })
   response: string;
 
-  @ApiProperty({ enum: ['', 'successful', 'unsuccessful', 'withdrawn'] })
+  @ApiProperty({ enum: Object.values(RecipientConfirmation) })
   confirmation: string;
 }
 
