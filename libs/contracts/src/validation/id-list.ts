@@ -1,7 +1,13 @@
 import { maxLength, ValidateBy, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
-/** A string far past `max` characters is refused without counting them (a character is at most 4 UTF-16 units here). */
-const CODE_UNITS_PER_CHARACTER = 4;
+/**
+ * A string longer than this many UTF-16 code units per character its bound allows is refused without
+ * counting its characters. class-validator counts characters (a surrogate pair or an emoji with its
+ * variation selector is one), so the exact count is still its; this bound only keeps megabytes of
+ * text away from its regular expressions. The body validation (service-core) checks the same bound
+ * before any validator runs.
+ */
+export const CODE_UNITS_PER_CHARACTER = 4;
 
 /** Why a list of ids is not valid, in class-validator's own words, or undefined when it is. */
 export function idListProblem(value: unknown, property: string, max: number): string | undefined {

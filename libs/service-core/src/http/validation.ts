@@ -1,16 +1,8 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
-import { type DtoClass, nestedDtoTypes } from '@availability/contracts';
+import { CODE_UNITS_PER_CHARACTER, type DtoClass, nestedDtoTypes } from '@availability/contracts';
 import { type FieldErrors, ProblemException } from './problem.js';
-
-/**
- * A string longer than this many UTF-16 code units per character its `@MaxLength` allows is refused
- * before validation. class-validator counts characters (a surrogate pair or an emoji with its
- * variation selector is one), so the exact count is still its; this bound only keeps megabytes of
- * text away from its regular expressions.
- */
-export const CODE_UNITS_PER_CHARACTER = 4;
 
 /** The size bounds a DTO property declares, checked before anything else looks at its value. */
 interface Bounds {
@@ -42,16 +34,14 @@ function shapeOf(dto: DtoClass): DtoShape {
     const name = metadata.propertyName;
     shape.properties.set(name.toLowerCase(), name);
     const bounds = shape.bounds.get(name) ?? {};
-    const each = metadata.each === true;
+    // IdList bounds each id's length as `@MaxLength(max, { each: true })` would.
+    const each = metadata.each === true || metadata.name === 'idList';
     const prefix = each ? 'each value in ' : '';
     if (metadata.name === 'arrayMaxSize') {
       const max = Number(metadata.constraints[0]);
       bounds.maxItems = { max, message: messageOf(metadata, `${name} must contain no more than ${max} elements`) };
-    } else if (metadata.name === 'idList') {
-      const max = Number(metadata.constraints[0]);
-      bounds.maxLength = { max, each: true, message: `each value in ${name} must be shorter than or equal to ${max} characters` };
-    } else if (metadata.name === 'maxLength' || (metadata.name === 'isLength' && metadata.constraints[1] !== undefined)) {
-      const max = Number(metadata.constraints[metadata.name === 'maxLength' ? 0 : 1]);
+    } else if (metadata.name === 'maxLength' || metadata.name === 'idList' || (metadata.name === 'isLength' && metadata.constraints[1] !== undefined)) {
+      const max = Number(metadata.constraints[metadata.name === 'isLength' ? 1 : 0]);
       bounds.maxLength = { max, each, message: messageOf(metadata, `${prefix}${name} must be shorter than or equal to ${max} characters`) };
     }
     shape.bounds.set(name, bounds);
