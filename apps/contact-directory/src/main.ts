@@ -19,7 +19,8 @@ export async function startContactDirectory(config: ContactDirectoryConfig) {
         'directory over NATS request/reply (libs/contracts directory-messages).',
       version: '1.0',
     },
-    configureOpenApi: (builder) => builder
+    configureOpenApi: (builder) =>
+      builder
         .addBearerAuth(opaqueBearer('The operator token (DIRECTORY_ADMIN_TOKEN)'), 'admin')
         .addBearerAuth(opaqueBearer('A portal user’s sign-in token (put_…)'), 'portal')
         .addBearerAuth(opaqueBearer('A worker token (wkt_…)'), 'bearer'),
