@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { OfferTimeSlot, WorkerOfferView } from '@availability/contracts';
+import type { OfferTimeSlot, WorkerAnswer, WorkerOfferView } from '@availability/contracts';
 import { type OutboxMessage, outboxTable } from '@availability/messaging';
 import { type PreparedStatement, runPrepared } from '@availability/service-core';
 import type { OfferState } from './offer-rules.js';
+import type { AnswerEvent } from './answer-event.js';
 
 export const OFFERS_SCHEMA = 'offers';
 
@@ -74,8 +75,7 @@ const SELECT_OFFER_VERSION: PreparedStatement = {
  * A worker's answer in one statement (one round trip, its own transaction): lock the offer and the
  * worker's entry, and only if the offer is open and the answer differs, record it, bump the offer's
  * version (cached documents of it are now stale) and write the `offers.response.recorded` event
- * (OfferResponseRecordedEvent, built here as JSON) to
- * the outbox. Answers to one offer queue on its row lock, so holding it for one statement instead of
+ * (OfferResponseRecordedEvent, checked by `answerEvent` before it runs) to the outbox. Answers to one offer queue on its row lock, so holding it for one statement instead of
  * a transaction's worth of round trips is what lets a popular offer take many answers a second.
  * Returns the state found, for the caller to explain a refusal; `recorded` says whether it changed.
  */
@@ -214,15 +214,15 @@ export class OffersRepository {
    * Records a worker's answer if the offer is open and the answer is new (see ANSWER); undefined
    * when the worker is not a recipient of the offer.
    */
-  async answer(offerId: string, workerId: string, response: string, at: Date, event: { eventId: string; subject: string; traceId?: string }): Promise<AnswerOutcome | undefined> {
+  async answer(offerId: string, workerId: string, response: WorkerAnswer, event: AnswerEvent): Promise<AnswerOutcome | undefined> {
     const rows = await runPrepared<AnswerOutcome>(this.dataSource, ANSWER, [
       offerId,
       workerId,
       response,
-      at,
+      event.at,
       event.eventId,
       event.subject,
-      at.toISOString(),
+      event.at,
       event.traceId ?? null,
     ]);
     return rows[0];

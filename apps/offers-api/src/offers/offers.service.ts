@@ -10,8 +10,9 @@ import {
   type WorkerOfferView,
 } from '@availability/contracts';
 import { appendToOutbox, newEvent, OutboxRelay, outboxMessage } from '@availability/messaging';
-import { bodyFingerprint, currentTraceId, type FieldErrors, ProblemException } from '@availability/service-core';
+import { bodyFingerprint, type FieldErrors, ProblemException } from '@availability/service-core';
 import { DirectoryClient } from '../directory/directory.client.js';
+import { answerEvent } from './answer-event.js';
 import {
   assertWorkerCanAnswer,
   checkTimeSlots,
@@ -131,11 +132,7 @@ export class OffersService {
   /** A worker applies or rejects. The same answer again changes nothing and sends no second webhook. */
   async answer(workerId: string, offerId: string, response: WorkerAnswer): Promise<WorkerOfferView> {
     this.assertOfferId(offerId);
-    const outcome = await this.repository.answer(offerId, workerId, response, new Date(), {
-      eventId: randomUUID(),
-      subject: EventSubject.OfferResponseRecorded,
-      traceId: currentTraceId(),
-    });
+    const outcome = await this.repository.answer(offerId, workerId, response, answerEvent(offerId, workerId, response, new Date()));
     if (!outcome) throw ProblemException.notFound('The offer');
     if (outcome.recorded) this.relay.wake();
     // Not recorded: either the same answer again (nothing to do) or the offer is closed (409 says why).

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { EventSubject, type OfferResponseRecordedEvent, RecipientResponse, type WorkerAnswer } from '@availability/contracts';
+import { outboxMessage } from '@availability/messaging';
+
+/** The `offers.response.recorded` event as its statement writes it (OffersRepository.answer). */
+export interface AnswerEvent {
+  eventId: string;
+  subject: typeof EventSubject.OfferResponseRecorded;
+  /** occurredAt and respondedAt: the moment the answer was taken. */
+  at: string;
+  traceId?: string;
+}
+
+/** Stands in for what only the locked rows know, so the rest of the event can be checked before the statement runs. */
+const FROM_THE_OFFER_ROW = '00000000-0000-4000-8000-000000000000';
+
+/**
+ * The answer's event is written by the one statement that records the answer, and two of its fields
+ * are read there from the locked rows: the offer's organisation (a uuid column) and the answer it
+ * replaces (a column whose CHECK allows only the schema's values). Everything the service supplies is
+ * checked against the event's schema here, before the statement runs, as `outboxMessage` checks every
+ * other event: a value the schema refuses fails the answer instead of reaching the outbox.
+ */
+export function answerEvent(offerId: string, workerId: string, response: WorkerAnswer, at: Date): AnswerEvent {
+  const event: OfferResponseRecordedEvent = {
+    eventId: randomUUID(),
+    occurredAt: at.toISOString(),
+    organisationId: FROM_THE_OFFER_ROW,
+    offerId,
+    workerId,
+    response,
+    previousResponse: RecipientResponse.Awaiting,
+    respondedAt: at.toISOString(),
+  };
+  const checked = outboxMessage(EventSubject.OfferResponseRecorded, event);
+  return { eventId: checked.eventId, subject: EventSubject.OfferResponseRecorded, at: event.occurredAt, traceId: checked.traceId };
+}
