@@ -52,7 +52,7 @@ export class ContactDirectoryModule {
           applicationName: SERVICE_NAME,
         })),
         NatsModule.forService(SERVICE_NAME, config),
-        EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        EventStreamModule.forService(config),
         OutboxModule.forRoot(() => ({
           schema: DIRECTORY_SCHEMA,
           subjectPrefix: config.NATS_SUBJECT_PREFIX,

@@ -2,7 +2,7 @@ import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutd
 import { AuthModule } from '@availability/auth';
 import { JobsModule, RedisHealth } from '@availability/jobs';
 import { EventStreamModule, NatsHealth, NatsModule, parkedEventsMigration } from '@availability/messaging';
-import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { DevPushController } from './dev/dev-push.controller.js';
 import { DevicesRepository, NOTIFICATIONS_SCHEMA } from './devices/devices.repository.js';
@@ -69,8 +69,8 @@ export class NotificationServiceModule {
           applicationName: SERVICE_NAME,
         })),
         NatsModule.forService(SERVICE_NAME, config),
-        EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
-        JobsModule.forRoot(() => ({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX })),
+        EventStreamModule.forService(config),
+        JobsModule.forRoot(() => ({ redis: redisTarget(config), prefix: config.QUEUE_PREFIX })),
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),
       ],

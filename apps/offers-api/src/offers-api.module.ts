@@ -39,7 +39,7 @@ export class OffersApiModule {
           applicationName: SERVICE_NAME,
         })),
         NatsModule.forService(SERVICE_NAME, config),
-        EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        EventStreamModule.forService(config),
         OutboxModule.forRoot(() => ({
           schema: OFFERS_SCHEMA,
           subjectPrefix: config.NATS_SUBJECT_PREFIX,

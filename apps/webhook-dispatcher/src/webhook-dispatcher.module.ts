@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { JobsModule, RedisHealth } from '@availability/jobs';
 import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxPayloadTextMigration, outboxTraceIdMigration, parkedEventsMigration } from '@availability/messaging';
-import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.js';
 import { DeliveriesController } from './admin/deliveries.controller.js';
 import { SigningKeyRing } from '@availability/webhook-signing';
@@ -40,13 +40,13 @@ export class WebhookDispatcherModule {
           applicationName: SERVICE_NAME,
         })),
         NatsModule.forService(SERVICE_NAME, config),
-        EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX })),
+        EventStreamModule.forService(config),
         OutboxModule.forRoot(() => ({
           schema: DISPATCHER_SCHEMA,
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
           enabled: config.OUTBOX_RELAY_ENABLED,
         })),
-        JobsModule.forRoot(() => ({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX })),
+        JobsModule.forRoot(() => ({ redis: redisTarget(config), prefix: config.QUEUE_PREFIX })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),
       ],
       controllers: [DeliveriesController, KeySetController],

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { metricsRegistry, runWithTraceId, currentTraceId } from '@availability/service-core';
+import { currentTraceId, metricsRegistry, redisAt, runWithTraceId } from '@availability/service-core';
 import { eventually } from '@availability/testing';
 import { JobQueues } from './job-queues.js';
 import { QueueName } from './queue-name.js';
 
-const jobs = new JobQueues({ redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `test_${randomBytes(4).toString('hex')}` });
+const jobs = new JobQueues({ redis: redisAt(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), prefix: `test_${randomBytes(4).toString('hex')}` });
 
 afterAll(async () => {
   await jobs.queue(QueueName.Email).obliterate({ force: true });

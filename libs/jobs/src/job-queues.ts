@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { type Job, type JobsOptions, Queue, Worker, type WorkerOptions } from 'bullmq';
-import { Redis } from 'ioredis';
-import { currentTraceId, type HealthContributor, observeGauge, runWithTraceId } from '@availability/service-core';
+import type { Redis } from 'ioredis';
+import { connectRedis, currentTraceId, type HealthContributor, observeGauge, type RedisTarget, runWithTraceId } from '@availability/service-core';
 import type { QueueName } from './queue-name.js';
 
 export interface JobQueuesOptions {
-  redisUrl: string;
+  redis: RedisTarget;
   /** Key prefix in Redis, so environments and test runs sharing one Redis never see each other's jobs. */
   prefix: string;
 }
@@ -44,7 +44,7 @@ export class JobQueues implements OnModuleDestroy {
 
   constructor(@Inject(JOB_QUEUES_OPTIONS) private readonly options: JobQueuesOptions) {
     // BullMQ needs maxRetriesPerRequest null: a worker's blocking commands must wait out a Redis restart, not fail.
-    this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+    this.connection = connectRedis(options.redis, { maxRetriesPerRequest: null, lazyConnect: false });
     this.connection.on('error', (error) => this.logger.warn(`redis: ${error.message}`));
     this.stopObserving = observeGauge('queue_jobs', 'Jobs in each queue this process uses, by state.', ['queue', 'state'], async (set) => {
       for (const [name, queue] of this.queues) {

@@ -19,5 +19,6 @@ export * from './http/validation.js';
 export * from './logging/logging.js';
 export * from './logging/trace-context.js';
 export * from './metrics/metrics.js';
+export * from './redis/redis-connection.js';
 export { runServiceProcesses } from './process/service-processes.js';
 export * from './http/openapi-errors.js';

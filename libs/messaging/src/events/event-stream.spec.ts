@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createTestEventNamespace, type TestEventNamespace } from '@availability/testing';
-import { ensureEventStream, eventStreamConfig } from './event-stream.js';
+import { loadConfig, ServiceConfig } from '@availability/service-core';
+import { ensureEventStream, eventStreamConfig, eventStreamOptions } from './event-stream.js';
 
 let namespace: TestEventNamespace;
 
@@ -30,6 +31,11 @@ describe('ensureEventStream on the authorised bus', () => {
     await ensureEventStream(await jetstreamManager(directory), options);
     expect((await observer.streams.info(namespace.stream)).config.subjects).toEqual(full.subjects);
     await Promise.all([offersApi.close(), directory.close(), observerConnection.close()]);
+  });
+
+  it('keeps one copy unless the configuration asks a cluster for more', () => {
+    expect(eventStreamConfig({ name: 'PLATFORM', subjectPrefix: '' }).num_replicas).toBe(1);
+    expect(eventStreamConfig(eventStreamOptions(loadConfig(ServiceConfig, { EVENTS_STREAM_REPLICAS: '3' }))).num_replicas).toBe(3);
   });
 
   it("a service may ensure its own deployment's stream only", async () => {

@@ -2,10 +2,18 @@ import { type JetStreamManager, RetentionPolicy, StorageType, type StreamConfig 
 import { Logger } from '@nestjs/common';
 import { nanos, PermissionViolationError } from '@nats-io/transport-node';
 import { STREAM_SUBJECT_ROOTS } from '@availability/contracts';
+import type { ServiceConfig } from '@availability/service-core';
 
 export interface EventStreamOptions {
   name: string;
   subjectPrefix: string;
+  /** Copies kept by a NATS cluster (EVENTS_STREAM_REPLICAS); the consumers inherit it. 1 when not given. */
+  replicas?: number;
+}
+
+/** The stream as every service names it from its configuration. */
+export function eventStreamOptions(config: ServiceConfig): EventStreamOptions {
+  return { name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX, replicas: config.EVENTS_STREAM_REPLICAS };
 }
 
 /** How long JetStream remembers a Nats-Msg-Id: a relay that crashes after publishing and restarts within it publishes no duplicate. */
@@ -20,22 +28,25 @@ export function eventStreamConfig(options: EventStreamOptions): Partial<StreamCo
     retention: RetentionPolicy.Limits,
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     max_age: nanos(MAX_AGE_MS),
+    num_replicas: options.replicas ?? 1,
   };
 }
 
-/** Creates the platform's event stream, or brings its subjects up to date. Safe to call from every instance at every start. */
+/** Creates the platform's event stream, or brings its subjects and replicas up to date. Safe to call from every instance at every start. */
 export async function ensureEventStream(jsm: JetStreamManager, options: EventStreamOptions): Promise<void> {
   const config = eventStreamConfig(options);
   try {
     const info = await jsm.streams.info(config.name);
     const missing = config.subjects.filter((subject) => !info.config.subjects?.includes(subject));
-    if (missing.length > 0) {
+    const rescale = info.config.num_replicas !== config.num_replicas;
+    if (missing.length > 0 || rescale) {
       try {
-        await jsm.streams.update(config.name, { ...info.config, subjects: [...(info.config.subjects ?? []), ...missing] });
+        await jsm.streams.update(config.name, { ...info.config, subjects: [...(info.config.subjects ?? []), ...missing], num_replicas: config.num_replicas });
       } catch (error) {
-        // Only contact-directory may change the stream (bus-permissions.ts); it adds them when it starts.
+        // Only contact-directory may change the stream (bus-permissions.ts); it updates it when it starts.
         if (!isPermissionViolation(error)) throw error;
-        new Logger('EventStream').warn(`stream ${config.name} lacks ${missing.join(', ')}; contact-directory adds them when it starts`);
+        const lacks = [...missing, ...(rescale ? [`${config.num_replicas} replicas (has ${info.config.num_replicas})`] : [])];
+        new Logger('EventStream').warn(`stream ${config.name} lacks ${lacks.join(', ')}; contact-directory updates it when it starts`);
       }
     }
   } catch (error) {

@@ -48,6 +48,15 @@ export class ServiceConfig {
   EVENTS_STREAM = 'PLATFORM';
 
   /**
+   * Copies of the event stream and its consumers kept by a NATS cluster (JetStream replicas): 1 on
+   * one server, 3 in production so the loss of one server loses no event and stops nothing. At most
+   * the cluster's size. An existing stream is brought to this count when contact-directory starts.
+   */
+  @IsInt()
+  @IsIn([1, 3, 5])
+  EVENTS_STREAM_REPLICAS = 1;
+
+  /**
    * Prefix of every NATS subject the platform uses, events and requests alike (e.g. `staging.`), so
    * several environments or test runs can share one NATS cluster without seeing each other.
    * Empty in a normal deployment.
@@ -60,6 +69,20 @@ export class ServiceConfig {
   @IsString()
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /**
+   * Comma-separated `host:port` of Redis Sentinels. When set, every Redis client (job queues, rate
+   * limits) asks them for the current primary of `REDIS_SENTINEL_MASTER` and follows a failover;
+   * REDIS_URL then gives only the password, user name, database and TLS. Empty: REDIS_URL's host.
+   */
+  @ValidateIf((config: ServiceConfig) => config.REDIS_SENTINELS !== '')
+  @Matches(/^([^\s,:]+:\d{1,5})(,[^\s,:]+:\d{1,5})*$/)
+  REDIS_SENTINELS = '';
+
+  /** The primary's name in the Sentinels' configuration (`sentinel monitor <name> …`). */
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]+$/)
+  REDIS_SENTINEL_MASTER = 'platform';
 
   /** Key prefix of the job queues in Redis (separates environments and test runs on one Redis). */
   @IsString()

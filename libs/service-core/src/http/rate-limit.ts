@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
 import type { ServiceConfig } from '../config/service.config.js';
+import { connectRedis, type RedisTarget, redisTarget } from '../redis/redis-connection.js';
 import { LeasedCounter, leasedStore, redisLeases } from './leased-rate-limit-store.js';
 import { ProblemException } from './problem.js';
 
 export interface RateLimitOptions {
-  redisUrl: string;
+  redis: RedisTarget;
   /** Namespace of the counters in Redis (separates environments and test runs). */
   keyPrefix: string;
   /** Requests per credential per minute; 0 turns limits off. */
@@ -15,7 +15,7 @@ export interface RateLimitOptions {
 }
 
 export function rateLimitOptions(config: ServiceConfig): RateLimitOptions {
-  return { redisUrl: config.REDIS_URL, keyPrefix: config.QUEUE_PREFIX, perMinute: config.RATE_LIMIT_PER_MINUTE };
+  return { redis: redisTarget(config), keyPrefix: config.QUEUE_PREFIX, perMinute: config.RATE_LIMIT_PER_MINUTE };
 }
 
 /** Probes, metrics and public documents are never limited: orchestrators and scrapers must always get through. */
@@ -43,7 +43,7 @@ export function rateLimitKey(request: FastifyRequest): string {
  */
 export async function installRateLimit(fastify: FastifyInstance, options: RateLimitOptions): Promise<void> {
   if (options.perMinute <= 0) return;
-  const redis = new Redis(options.redisUrl, { connectTimeout: 1_000, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const redis = connectRedis(options.redis, { connectTimeout: 1_000, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', () => undefined); // skipOnError lets requests through; the health check reports Redis
   fastify.addHook('onClose', async () => {
     redis.disconnect();

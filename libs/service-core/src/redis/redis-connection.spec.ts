@@ -1,0 +1,44 @@
+import { describe, expect, it } from '@jest/globals';
+import { loadConfig } from '../config/load-config.js';
+import { ServiceConfig } from '../config/service.config.js';
+import { connectRedis, redisTarget } from './redis-connection.js';
+
+describe('Redis connections', () => {
+  it('go to REDIS_URL’s server when no Sentinels are configured', () => {
+    const config = loadConfig(ServiceConfig, { REDIS_URL: 'redis://:pw@redis.internal:6380/2' });
+    expect(redisTarget(config)).toEqual({ url: 'redis://:pw@redis.internal:6380/2', sentinels: [], masterName: 'platform' });
+    const redis = connectRedis(redisTarget(config), { lazyConnect: true });
+    expect([redis.options.host, redis.options.port, redis.options.password, redis.options.db, redis.options.sentinels]).toEqual(['redis.internal', 6380, 'pw', 2, null]);
+    redis.disconnect();
+  });
+
+  it('ask the Sentinels for the named primary, with REDIS_URL’s credentials and database', () => {
+    const config = loadConfig(ServiceConfig, {
+      REDIS_URL: 'rediss://jobs:s%40cret@ignored:6379/3',
+      REDIS_SENTINELS: 'sentinel-0.redis:26379,sentinel-1.redis:26379,10.0.0.7:26380',
+      REDIS_SENTINEL_MASTER: 'platform-jobs',
+    });
+    const redis = connectRedis(redisTarget(config), { lazyConnect: true, maxRetriesPerRequest: null });
+    expect(redis.options).toMatchObject({
+      sentinels: [
+        { host: 'sentinel-0.redis', port: 26379 },
+        { host: 'sentinel-1.redis', port: 26379 },
+        { host: '10.0.0.7', port: 26380 },
+      ],
+      name: 'platform-jobs',
+      username: 'jobs',
+      password: 's@cret',
+      db: 3,
+      tls: {},
+      maxRetriesPerRequest: null,
+    });
+    redis.disconnect();
+  });
+
+  it('refuse a Sentinel list that is not host:port pairs, and a replica count JetStream does not make sense of', () => {
+    expect(() => loadConfig(ServiceConfig, { REDIS_SENTINELS: 'sentinel-0.redis' })).toThrow(/REDIS_SENTINELS/);
+    expect(() => loadConfig(ServiceConfig, { REDIS_SENTINELS: 'a:1, b:2' })).toThrow(/REDIS_SENTINELS/);
+    expect(loadConfig(ServiceConfig, { EVENTS_STREAM_REPLICAS: '3' }).EVENTS_STREAM_REPLICAS).toBe(3);
+    expect(() => loadConfig(ServiceConfig, { EVENTS_STREAM_REPLICAS: '2' })).toThrow(/EVENTS_STREAM_REPLICAS/);
+  });
+});
