@@ -13,3 +13,5 @@ export * from './sealing/sealed-box.js';
 export * from './sealing/webhook-target-seal.js';
 export * from './consumer/parked-events.js';
 export * from './sql-migration.js';
+export * from './transport/jetstream.transport.js';
+export * from './transport/bus-handlers.module.js';

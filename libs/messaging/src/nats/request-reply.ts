@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import type { NatsConnection, RequestOptions, Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, RequestOptions, Subscription } from '@nats-io/transport-node';
 import { encodeFailure, encodeReply, type RequestReplyAnswer } from '@availability/contracts';
 import { currentTraceId, runWithTraceId, TRACE_ID_HEADER } from '@availability/service-core';
 import { NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
@@ -22,9 +22,12 @@ export class RequestReply implements OnModuleDestroy {
     @Inject(NATS_SUBJECT_PREFIX) private readonly prefix: string,
   ) {}
 
-  /** Answers `subject` with `handler`, load-balanced across the instances in `queue`. */
-  serve<TRequest, TResult>(subject: string, queue: string, handler: (request: TRequest) => Promise<TResult>): void {
-    const subscription = this.connection.subscribe(`${this.prefix}${subject}`, {
+  /**
+   * Answers `subject` with `handler`, load-balanced across the instances in `queue`. The caller ends
+   * the subscription (a service's transport, when it stops taking requests).
+   */
+  serve<TRequest, TResult>(subject: string, queue: string, handler: (request: TRequest, message: Msg) => Promise<TResult>): Subscription {
+    return this.connection.subscribe(`${this.prefix}${subject}`, {
       queue,
       callback: (error, message) => {
         if (error) return;
@@ -32,7 +35,7 @@ export class RequestReply implements OnModuleDestroy {
           let reply: string;
           try {
             // The asking request's trace id, so the answer's logs can be found next to the question's.
-            reply = encodeReply(await runWithTraceId(message.headers?.get(TRACE_ID_HEADER), () => handler(message.json<TRequest>())));
+            reply = encodeReply(await runWithTraceId(message.headers?.get(TRACE_ID_HEADER), () => handler(message.json<TRequest>(), message)));
           } catch (failure) {
             this.logger.warn(`${subject} failed: ${(failure as Error).message}`);
             reply = encodeFailure('request failed');
@@ -41,7 +44,6 @@ export class RequestReply implements OnModuleDestroy {
         })();
       },
     });
-    this.subscriptions.push(subscription);
   }
 
   async request<TRequest, TResult>(subject: string, request: TRequest, timeoutMs: number): Promise<TResult> {
