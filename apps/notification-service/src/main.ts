@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { startBusHandlers } from '@availability/messaging';
 import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { NotificationServiceModule } from './notification-service.module.js';
@@ -16,6 +17,7 @@ export async function startNotificationService(config: NotificationServiceConfig
     },
     configureOpenApi: (builder) => builder.addBearerAuth(opaqueBearer('A worker token (wkt_…)'), 'bearer'),
   });
+  await startBusHandlers(app);
   await app.listen(config.PORT, config.HTTP_HOST);
   return app;
 }

@@ -1,7 +1,7 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown, type Provider, type Type } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
 import { JobsModule, RedisHealth } from '@availability/jobs';
-import { EventStreamModule, NatsHealth, NatsModule, parkedEventsMigration } from '@availability/messaging';
+import { BusHandlersModule, NatsHealth, NatsModule, parkedEventsMigration } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { DevPushController } from './dev/dev-push.controller.js';
@@ -10,7 +10,7 @@ import { WorkerDevicesController } from './devices/worker-devices.controller.js'
 import { EmailRepository } from './email/email.repository.js';
 import { EmailService } from './email/email.service.js';
 import { Mailer } from './email/mailer.js';
-import { NotificationEventsConsumer } from './events/notification-events.consumer.js';
+import { NotificationEventsController } from './events/notification-events.controller.js';
 import { CreateNotifications1764000000000 } from './migrations/1764000000000-create-notifications.js';
 import { FcmPushTransport } from './push/fcm.transport.js';
 import { PushRepository } from './push/push.repository.js';
@@ -39,7 +39,7 @@ export function createPushTransport(config: NotificationServiceConfig): PushTran
 export class NotificationServiceModule {
   static forRoot(config: NotificationServiceConfig, transport: PushTransport = createPushTransport(config)): DynamicModule {
     const devEndpoints = transport instanceof RecordingPushTransport && config.DEV_ENDPOINTS !== 'false';
-    const controllers: Array<Type<unknown>> = [WorkerDevicesController, WorkerNotificationsController];
+    const controllers: Array<Type<unknown>> = [WorkerDevicesController, WorkerNotificationsController, NotificationEventsController];
     const providers: Provider[] = [
       { provide: NotificationServiceConfig, useValue: config },
       { provide: PUSH_TRANSPORT, useValue: transport },
@@ -50,7 +50,6 @@ export class NotificationServiceModule {
       EmailRepository,
       Mailer,
       EmailService,
-      NotificationEventsConsumer,
     ];
     if (devEndpoints) {
       controllers.push(DevPushController);
@@ -69,7 +68,11 @@ export class NotificationServiceModule {
           applicationName: SERVICE_NAME,
         })),
         NatsModule.forService(SERVICE_NAME, config),
-        EventStreamModule.forService(config),
+        BusHandlersModule.forService(SERVICE_NAME, config, {
+          concurrency: config.EVENT_CONCURRENCY,
+          backoffMs: [500, 2_000, 5_000, 30_000, 120_000, 600_000],
+          parkedEventsSchema: NOTIFICATIONS_SCHEMA,
+        }),
         JobsModule.forRoot(() => ({ redis: redisTarget(config), prefix: config.QUEUE_PREFIX })),
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),

@@ -16,7 +16,7 @@ import {
   type RequestReplyAnswer,
   type VerifyCredentialRequest,
 } from '@availability/contracts';
-import { ApiVersionGuard, BodyValidationPipe, currentTraceId, DatabaseModule, ProblemExceptionFilter } from '@availability/service-core';
+import { ApiVersionGuard, BodyValidationPipe, currentTraceId, DatabaseModule, loadConfig, ProblemExceptionFilter, ServiceConfig } from '@availability/service-core';
 import { createTestDatabase, createTestEventNamespace, eventually, queryDatabase, type TestDatabase, type TestEventNamespace } from '@availability/testing';
 import { PoisonMessageError } from '../consumer/durable-consumer.js';
 import { parkedEventsMigration } from '../consumer/parked-events.js';
@@ -84,7 +84,7 @@ class DirectoryRequests {
 
 /** A service started the way its main.ts starts it: its own NATS credentials, its HTTP application, then its bus handlers. */
 async function startService(service: 'webhook-dispatcher' | 'contact-directory', controller: new () => unknown): Promise<INestApplication> {
-  const config = { EVENTS_STREAM: namespace.stream, NATS_SUBJECT_PREFIX: namespace.prefix };
+  const config = loadConfig(ServiceConfig, namespace.env);
   const nats = NatsModule.forRoot(() => ({
     servers: namespace.env.NATS_URL,
     name: service,

@@ -29,7 +29,7 @@ export interface EventHandling extends Omit<EventHandlingOptions, 'stream' | 'pa
  */
 @Module({})
 export class BusHandlersModule {
-  static forService(service: BusService, config: Pick<ServiceConfig, 'EVENTS_STREAM' | 'NATS_SUBJECT_PREFIX'>, events?: EventHandling): DynamicModule {
+  static forService(service: BusService, config: ServiceConfig, events?: EventHandling): DynamicModule {
     const role: BusRole = BUS_ROLES[service];
     if (Boolean(role.consumes) !== Boolean(events)) {
       throw new Error(role.consumes ? `${service} consumes events: say how it handles them` : `${service} consumes no events (BUS_ROLES)`);
@@ -44,7 +44,7 @@ export class BusHandlersModule {
     return {
       module: BusHandlersModule,
       // A consumer needs the stream, and its parked_event table (migrated as the DataSource is made).
-      imports: events ? [EventStreamModule.forRoot(() => ({ name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX }))] : [],
+      imports: events ? [EventStreamModule.forService(config)] : [],
       providers: [
         {
           provide: JetStreamTransport,
