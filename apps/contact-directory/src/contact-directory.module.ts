@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
-import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxPayloadTextMigration, outboxTraceIdMigration } from '@availability/messaging';
+import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.guard.js';
 import { AdminController } from './admin/admin.controller.js';
@@ -18,10 +18,7 @@ import { DIRECTORY_SCHEMA, DirectoryRepository } from './directory/directory.rep
 import { InvitationsController } from './invitations/invitations.controller.js';
 import { InvitationsService } from './invitations/invitations.service.js';
 import { DirectoryResponder } from './messaging/directory-responder.js';
-import { CreateDirectory1763900000000 } from './migrations/1763900000000-create-directory.js';
-import { PortalAndContacts1764000000000 } from './migrations/1764000000000-portal-and-contacts.js';
-import { SuggestionProviderConsent1764300000000 } from './migrations/1764300000000-suggestion-provider-consent.js';
-import { SignatureSchemes1764400000000 } from './migrations/1764400000000-signature-schemes.js';
+import { DIRECTORY_MIGRATIONS } from './migrations/index.js';
 import { PortalUserGuard } from './portal/portal-auth.guard.js';
 import { PortalRepository } from './portal/portal.repository.js';
 import { SuggestionsController } from './suggestions/suggestions.controller.js';
@@ -40,14 +37,7 @@ export class ContactDirectoryModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: DIRECTORY_SCHEMA,
-          migrations: [
-            CreateDirectory1763900000000,
-            PortalAndContacts1764000000000,
-            outboxTraceIdMigration(DIRECTORY_SCHEMA, 1764200000000),
-            SuggestionProviderConsent1764300000000,
-            SignatureSchemes1764400000000,
-            outboxPayloadTextMigration(DIRECTORY_SCHEMA, 1764500000000),
-          ],
+          migrations: DIRECTORY_MIGRATIONS,
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),

@@ -1,7 +1,7 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown, type Provider, type Type } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
 import { JobsModule, RedisHealth } from '@availability/jobs';
-import { BusHandlersModule, NatsHealth, NatsModule, parkedEventsMigration } from '@availability/messaging';
+import { BusHandlersModule, NatsHealth, NatsModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { DevPushController } from './dev/dev-push.controller.js';
@@ -11,7 +11,7 @@ import { EmailRepository } from './email/email.repository.js';
 import { EmailService } from './email/email.service.js';
 import { Mailer } from './email/mailer.js';
 import { NotificationEventsController } from './events/notification-events.controller.js';
-import { CreateNotifications1764000000000 } from './migrations/1764000000000-create-notifications.js';
+import { NOTIFICATIONS_MIGRATIONS } from './migrations/index.js';
 import { FcmPushTransport } from './push/fcm.transport.js';
 import { PushRepository } from './push/push.repository.js';
 import { PushService } from './push/push.service.js';
@@ -63,7 +63,7 @@ export class NotificationServiceModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: NOTIFICATIONS_SCHEMA,
-          migrations: [CreateNotifications1764000000000, parkedEventsMigration(NOTIFICATIONS_SCHEMA, 1764600000000)],
+          migrations: NOTIFICATIONS_MIGRATIONS,
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),

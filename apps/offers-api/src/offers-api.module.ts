@@ -1,13 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxPayloadTextMigration, outboxTraceIdMigration } from '@availability/messaging';
+import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AuthModule } from '@availability/auth';
 import { OffersApiConfig } from './config/offers-api.config.js';
 import { DirectoryClient } from './directory/directory.client.js';
-import { CreateOffers1763800000000 } from './migrations/1763800000000-create-offers.js';
-import { OfferVersion1763810000000 } from './migrations/1763810000000-offer-version.js';
-import { RecipientWithoutOfferCheck1764400000000 } from './migrations/1764400000000-recipient-without-offer-check.js';
-import { RecipientWorkerUuid1764410000000 } from './migrations/1764410000000-recipient-worker-uuid.js';
+import { OFFERS_MIGRATIONS } from './migrations/index.js';
 import { OffersController } from './offers/offers.controller.js';
 import { OFFERS_SCHEMA, OffersRepository } from './offers/offers.repository.js';
 import { OffersService } from './offers/offers.service.js';
@@ -27,14 +24,7 @@ export class OffersApiModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: OFFERS_SCHEMA,
-          migrations: [
-            CreateOffers1763800000000,
-            OfferVersion1763810000000,
-            outboxTraceIdMigration(OFFERS_SCHEMA, 1764200000000),
-            RecipientWithoutOfferCheck1764400000000,
-            RecipientWorkerUuid1764410000000,
-            outboxPayloadTextMigration(OFFERS_SCHEMA, 1764500000000),
-          ],
+          migrations: OFFERS_MIGRATIONS,
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),

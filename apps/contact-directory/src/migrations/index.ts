@@ -1,0 +1,16 @@
+import { outboxPayloadTextMigration, outboxTraceIdMigration } from '@availability/messaging';
+import { DIRECTORY_SCHEMA } from '../directory/directory.repository.js';
+import { CreateDirectory1763900000000 } from './1763900000000-create-directory.js';
+import { PortalAndContacts1764000000000 } from './1764000000000-portal-and-contacts.js';
+import { SuggestionProviderConsent1764300000000 } from './1764300000000-suggestion-provider-consent.js';
+import { SignatureSchemes1764400000000 } from './1764400000000-signature-schemes.js';
+
+/** contact-directory's migrations, in order: applied at start-up and by `migrate.js`. */
+export const DIRECTORY_MIGRATIONS = [
+  CreateDirectory1763900000000,
+  PortalAndContacts1764000000000,
+  outboxTraceIdMigration(DIRECTORY_SCHEMA, 1764200000000),
+  SuggestionProviderConsent1764300000000,
+  SignatureSchemes1764400000000,
+  outboxPayloadTextMigration(DIRECTORY_SCHEMA, 1764500000000),
+];

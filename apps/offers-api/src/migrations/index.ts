@@ -1,0 +1,16 @@
+import { outboxPayloadTextMigration, outboxTraceIdMigration } from '@availability/messaging';
+import { OFFERS_SCHEMA } from '../offers/offers.repository.js';
+import { CreateOffers1763800000000 } from './1763800000000-create-offers.js';
+import { OfferVersion1763810000000 } from './1763810000000-offer-version.js';
+import { RecipientWithoutOfferCheck1764400000000 } from './1764400000000-recipient-without-offer-check.js';
+import { RecipientWorkerUuid1764410000000 } from './1764410000000-recipient-worker-uuid.js';
+
+/** offers-api's migrations, in order: applied at start-up and by `migrate.js`. */
+export const OFFERS_MIGRATIONS = [
+  CreateOffers1763800000000,
+  OfferVersion1763810000000,
+  outboxTraceIdMigration(OFFERS_SCHEMA, 1764200000000),
+  RecipientWithoutOfferCheck1764400000000,
+  RecipientWorkerUuid1764410000000,
+  outboxPayloadTextMigration(OFFERS_SCHEMA, 1764500000000),
+];

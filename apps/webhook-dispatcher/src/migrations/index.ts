@@ -1,0 +1,15 @@
+import { outboxPayloadTextMigration, outboxTraceIdMigration, parkedEventsMigration } from '@availability/messaging';
+import { DISPATCHER_SCHEMA } from '../delivery/deliveries.repository.js';
+import { CreateDispatcher1764100000000 } from './1764100000000-create-dispatcher.js';
+import { HeldDeliveries1764300000000 } from './1764300000000-held-deliveries.js';
+import { OverdueDeliveries1764400000000 } from './1764400000000-overdue-deliveries.js';
+
+/** webhook-dispatcher's migrations, in order: applied at start-up and by `migrate.js`. */
+export const DISPATCHER_MIGRATIONS = [
+  CreateDispatcher1764100000000,
+  outboxTraceIdMigration(DISPATCHER_SCHEMA, 1764200000000),
+  HeldDeliveries1764300000000,
+  OverdueDeliveries1764400000000,
+  outboxPayloadTextMigration(DISPATCHER_SCHEMA, 1764500000000),
+  parkedEventsMigration(DISPATCHER_SCHEMA, 1764600000000),
+];
