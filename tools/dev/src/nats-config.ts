@@ -25,8 +25,9 @@ if (values.help) {
   console.log(`usage: npm run nats:config -- [--dir .nats/platform] [--listen 127.0.0.1:4223] [--store <dir>]
        [--prefix <NATS_SUBJECT_PREFIX>] [--stream <EVENTS_STREAM>] [--monitor-port <port>]
        [--rotate <service>|sealing]... [--retire <service>]...
-Writes <dir>/nats-server.conf (public keys and each service's permissions), <dir>/services/<service>/bus.env
-(that service's NATS_NKEY_SEED and sealing keys) and <dir>/credentials.json (every seed; keep it private).`);
+Writes <dir>/nats-server.conf (public keys and each service's permissions), <dir>/nats-helm-values.json
+(the same authorisation for the NATS Helm chart), <dir>/services/<service>/bus.env (that service's
+NATS_NKEY_SEED and sealing keys) and <dir>/credentials.json (every seed; keep it private).`);
   process.exit(0);
 }
 
@@ -41,4 +42,4 @@ const written = await writeBusConfig({
   rotate: values.rotate,
   retire: values.retire,
 });
-console.log(`wrote ${written.configFile}, and each service's bus.env under ${resolve(dir, 'services')}`);
+console.log(`wrote ${written.configFile}, ${written.helmValuesFile}, and each service's bus.env under ${resolve(dir, 'services')}`);
