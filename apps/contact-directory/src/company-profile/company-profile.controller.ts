@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Put, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { assertOrganisationAdmin, CurrentPortalUser, type PortalPrincipal, PortalUserGuard } from '../portal/portal-auth.guard.js';
+import { ENABLED_BODY_SCHEMA } from '../portal/enabled-body.js';
 import { CompanyProfileService, type CompanyProfileView } from './company-profile.service.js';
 import { MAX_BASE_URL_LENGTH, MAX_SECRET_LENGTH, MIN_SECRET_LENGTH } from './webhook-endpoint.js';
 
@@ -59,7 +60,7 @@ export class CompanyProfileController {
 
   @Put('suggestions')
   @ApiOperation({ summary: 'Offer (or stop offering) contact suggestions: {enabled: boolean}; needs a saved base URL' })
-  @ApiBody({ schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } } })
+  @ApiBody({ schema: ENABLED_BODY_SCHEMA })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
   @ApiResponse({ status: 409, description: 'No webhook base URL saved' })
   setSuggestions(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<CompanyProfileView> {

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type FieldErrors, ProblemException } from '@availability/service-core';
 import { ContactDirectoryConfig } from '../config/contact-directory.config.js';
+import { enabledOf } from '../portal/enabled-body.js';
 import type { PortalPrincipal } from '../portal/portal-auth.guard.js';
 import { PortalRepository, type StoredProfile } from '../portal/portal.repository.js';
 import { SecretBox } from './secret-box.js';
@@ -92,8 +93,7 @@ export class CompanyProfileService {
   }
 
   async setSuggestions(user: PortalPrincipal, body: unknown): Promise<CompanyProfileView> {
-    const enabled = (body as { enabled?: unknown } | null)?.enabled;
-    if (typeof enabled !== 'boolean') throw ProblemException.field('enabled', 'enabled must be true or false');
+    const enabled = enabledOf(body);
     if (enabled && !(await this.repository.mayProvideSuggestions(user.organisationId))) {
       throw new ProblemException(
         403,

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { assertOrganisationAdmin, CurrentPortalUser, type PortalPrincipal, PortalUserGuard } from '../portal/portal-auth.guard.js';
+import { ENABLED_BODY_SCHEMA } from '../portal/enabled-body.js';
 import type { SuggestionsResult } from './suggestion-fan-out.js';
 import { MAX_FILTER_LENGTH, MAX_SEARCHED_ORGANISATIONS, type SuggestionProviderChoice, SuggestionsService } from './suggestions.service.js';
 
@@ -21,7 +22,7 @@ export class SuggestionsController {
 
   @Put('suggestion-providers/:organisationId')
   @ApiOperation({ summary: 'Search this provider by default, or stop: {enabled: boolean}. Searches that name no provider go only to enabled ones' })
-  @ApiBody({ schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } } })
+  @ApiBody({ schema: ENABLED_BODY_SCHEMA })
   @ApiResponse({ status: 200, description: '{organisationId, name, enabled}' })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
   @ApiResponse({ status: 404, description: 'No such provider' })

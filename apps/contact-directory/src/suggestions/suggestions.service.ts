@@ -4,6 +4,7 @@ import { RequestReply } from '@availability/messaging';
 import { ProblemException, TtlCache } from '@availability/service-core';
 import { SecretBox } from '../company-profile/secret-box.js';
 import { isUuid } from '../directory/ids.js';
+import { enabledOf } from '../portal/enabled-body.js';
 import type { PortalPrincipal } from '../portal/portal-auth.guard.js';
 import { PortalRepository, type StoredTarget } from '../portal/portal.repository.js';
 import { SuggestionFanOut, type SuggestionProvider, type SuggestionsResult } from './suggestion-fan-out.js';
@@ -85,8 +86,7 @@ export class SuggestionsService implements OnApplicationBootstrap {
 
   /** An admin chooses whether the organisation's searches go to a provider by default. */
   async chooseProvider(user: PortalPrincipal, providerId: string, body: unknown): Promise<SuggestionProviderChoice> {
-    const enabled = (body as { enabled?: unknown } | null)?.enabled;
-    if (typeof enabled !== 'boolean') throw ProblemException.field('enabled', 'enabled must be true or false');
+    const enabled = enabledOf(body);
     const [provider] = isUuid(providerId) ? await this.repository.suggestionProviders([providerId.toLowerCase()]) : [];
     if (!provider) throw ProblemException.notFound('The suggestion provider');
     await this.repository.chooseProvider(user.organisationId, provider.organisationId, user.userId, enabled);
