@@ -1,4 +1,6 @@
 export * from './directory/directory-messages.js';
+export * from './directory/portal.view.js';
+export * from './directory/worker-contacts.view.js';
 export * from './events/directory-events.js';
 export * from './events/event-envelope.js';
 export * from './events/event-subjects.js';

@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Put, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CompanyProfileView } from '@availability/contracts';
 import { assertOrganisationAdmin, CurrentPortalUser, type PortalPrincipal, PortalUserGuard } from '../portal/portal-auth.guard.js';
 import { ENABLED_BODY_SCHEMA } from '../portal/enabled-body.js';
-import { CompanyProfileService, type CompanyProfileView } from './company-profile.service.js';
+import { CompanyProfileService } from './company-profile.service.js';
 import { MAX_BASE_URL_LENGTH, MAX_SECRET_LENGTH, MIN_SECRET_LENGTH } from './webhook-endpoint.js';
 
 /** The signed-in user's organisation's company profile: webhook base URL, secret, contact suggestions. */
@@ -16,6 +17,7 @@ export class CompanyProfileController {
 
   @Get()
   @ApiOperation({ summary: 'Base URL, whether a secret is set, when saved, rotation state, signature schemes (never the secret)' })
+  @ApiOkResponse({ description: 'The company profile', type: CompanyProfileView })
   get(@CurrentPortalUser() user: PortalPrincipal): Promise<CompanyProfileView> {
     return this.profiles.profile(user);
   }
@@ -39,7 +41,7 @@ export class CompanyProfileController {
       },
     },
   })
-  @ApiResponse({ status: 200, description: 'Saved; the profile (without the secret)' })
+  @ApiOkResponse({ description: 'Saved; the profile (without the secret)', type: CompanyProfileView })
   @ApiResponse({ status: 400, description: 'baseUrl, secret or signatureSchemes malformed' })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
   @ApiResponse({ status: 422, description: 'A check failed; nothing was saved. detail names /test or /test/auth and why' })
@@ -51,6 +53,7 @@ export class CompanyProfileController {
   @Delete('webhook')
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove the webhook set-up (no more calls to the organisation; suggestions off)' })
+  @ApiNoContentResponse({ description: 'Removed; no body' })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
   @ApiResponse({ status: 404, description: 'Nothing was set up' })
   async deleteWebhook(@CurrentPortalUser() user: PortalPrincipal): Promise<void> {
@@ -61,6 +64,7 @@ export class CompanyProfileController {
   @Put('suggestions')
   @ApiOperation({ summary: 'Offer (or stop offering) contact suggestions: {enabled: boolean}; needs a saved base URL' })
   @ApiBody({ schema: ENABLED_BODY_SCHEMA })
+  @ApiOkResponse({ description: 'Saved; the profile', type: CompanyProfileView })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
   @ApiResponse({ status: 409, description: 'No webhook base URL saved' })
   setSuggestions(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<CompanyProfileView> {

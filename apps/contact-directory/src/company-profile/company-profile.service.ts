@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { CompanyProfileView } from '@availability/contracts';
 import { type FieldErrors, ProblemException } from '@availability/service-core';
 import { ContactDirectoryConfig } from '../config/contact-directory.config.js';
 import { enabledOf } from '../portal/enabled-body.js';
@@ -8,18 +9,6 @@ import { SecretBox } from './secret-box.js';
 import { DEFAULT_SIGNATURE_SCHEMES, parseSignatureSchemes, type SignatureScheme } from '@availability/webhook-signing';
 import { parseBaseUrl, secretProblem, signatureSchemesProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
 import { WebhookTargetChanges } from './webhook-target-changes.js';
-
-/** What `GET /portal/company-profile` shows. The secret itself is never returned. */
-export interface CompanyProfileView {
-  organisationId: string;
-  baseUrl: string | null;
-  secretSet: boolean;
-  savedAt: string | null;
-  suggestionsEnabled: boolean;
-  rotation: { previousSecretActive: boolean; previousSecretExpiresAt: string | null };
-  /** How calls to the organisation are signed (`/test/auth` always carries `hmac` as well). */
-  signatureSchemes: SignatureScheme[];
-}
 
 function view(organisationId: string, stored: StoredProfile | undefined, now = new Date()): CompanyProfileView {
   const previousActive = !!stored?.previousSecretSealed && !!stored.previousSecretUntil && stored.previousSecretUntil > now;

@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { type ContactAddedEvent, EventSubject } from '@availability/contracts';
+import { type ContactAddedEvent, EventSubject, type WorkerContactsView } from '@availability/contracts';
 import { appendToOutbox, newEvent, OutboxRelay, outboxMessage } from '@availability/messaging';
 import { ProblemException } from '@availability/service-core';
 import { DIRECTORY_SCHEMA } from '../directory/directory.repository.js';
 import { isUuid } from '../directory/ids.js';
 import { PortalRepository } from '../portal/portal.repository.js';
-
-export interface ContactView {
-  id: string;
-  organisationId: string;
-  organisationName: string;
-  addedAt: string;
-}
 
 /**
  * A worker's contacts: organisations it shares its availability with. Adding one is idempotent;
@@ -42,7 +35,7 @@ export class ContactsService {
     return { contact: { id: result.id as string, organisationId: target }, created: result.created };
   }
 
-  async list(workerId: string): Promise<{ contacts: ContactView[] }> {
+  async list(workerId: string): Promise<WorkerContactsView> {
     const rows = await this.repository.contacts(workerId);
     return { contacts: rows.map((row) => ({ ...row, addedAt: new Date(row.addedAt).toISOString() })) };
   }

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { SuggestionProviderChoiceView, SuggestionProvidersView, SuggestionsSearchView } from '@availability/contracts';
 import { assertOrganisationAdmin, CurrentPortalUser, type PortalPrincipal, PortalUserGuard } from '../portal/portal-auth.guard.js';
 import { ENABLED_BODY_SCHEMA } from '../portal/enabled-body.js';
-import type { SuggestionsResult } from './suggestion-fan-out.js';
-import { MAX_FILTER_LENGTH, MAX_SEARCHED_ORGANISATIONS, type SuggestionProviderChoice, SuggestionsService } from './suggestions.service.js';
+import { MAX_FILTER_LENGTH, MAX_SEARCHED_ORGANISATIONS, SuggestionsService } from './suggestions.service.js';
 
 /** The Invites page: which organisations can suggest contacts, and the search across them. */
 @ApiTags('portal: contact suggestions')
@@ -16,21 +16,22 @@ export class SuggestionsController {
 
   @Get('suggestion-providers')
   @ApiOperation({ summary: 'Organisations that offer contact suggestions (id, name), and whether my organisation searches them by default (enabled)' })
-  providers(@CurrentPortalUser() user: PortalPrincipal): Promise<{ providers: SuggestionProviderChoice[] }> {
+  @ApiOkResponse({ description: 'Every provider, by name', type: SuggestionProvidersView })
+  providers(@CurrentPortalUser() user: PortalPrincipal): Promise<SuggestionProvidersView> {
     return this.suggestions.providers(user);
   }
 
   @Put('suggestion-providers/:organisationId')
   @ApiOperation({ summary: 'Search this provider by default, or stop: {enabled: boolean}. Searches that name no provider go only to enabled ones' })
   @ApiBody({ schema: ENABLED_BODY_SCHEMA })
-  @ApiResponse({ status: 200, description: '{organisationId, name, enabled}' })
+  @ApiOkResponse({ description: 'Saved; the provider and my organisation’s choice', type: SuggestionProviderChoiceView })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
   @ApiResponse({ status: 404, description: 'No such provider' })
   chooseProvider(
     @CurrentPortalUser() user: PortalPrincipal,
     @Param('organisationId') organisationId: string,
     @Body() body: unknown,
-  ): Promise<SuggestionProviderChoice> {
+  ): Promise<SuggestionProviderChoiceView> {
     assertOrganisationAdmin(user, 'which providers it searches');
     return this.suggestions.chooseProvider(user, organisationId, body);
   }
@@ -52,9 +53,9 @@ export class SuggestionsController {
       },
     },
   })
-  @ApiResponse({ status: 200, description: '{suggestions, providers: [{organisationId, name, status, returned, dropped, error?}]}' })
+  @ApiOkResponse({ description: 'The suggestions that arrived in time, and how each provider answered', type: SuggestionsSearchView })
   @ApiResponse({ status: 400, description: 'filter longer than 200 characters, or organisationIds not uuids' })
-  search(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<SuggestionsResult> {
+  search(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<SuggestionsSearchView> {
     return this.suggestions.search(user, body);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { WEBHOOK_TARGET_CHANGED_SUBJECT } from '@availability/contracts';
+import { type SuggestionProviderChoiceView, type SuggestionProvidersView, WEBHOOK_TARGET_CHANGED_SUBJECT } from '@availability/contracts';
 import { RequestReply } from '@availability/messaging';
 import { ProblemException, TtlCache } from '@availability/service-core';
 import { SecretBox } from '../company-profile/secret-box.js';
@@ -19,13 +19,6 @@ export const MAX_SEARCHED_ORGANISATIONS = 100;
 export const PROVIDERS_CACHE_MS = 2_000;
 /** A portal user's e-mail address cannot change through our APIs; cached to spare a query per search. */
 export const USER_EMAIL_CACHE_MS = 60_000;
-
-export interface SuggestionProviderChoice {
-  organisationId: string;
-  name: string;
-  /** Searches of the user's organisation that name no provider go to this one. */
-  enabled: boolean;
-}
 
 export interface SuggestionsSearch {
   filter?: string;
@@ -79,13 +72,13 @@ export class SuggestionsService implements OnApplicationBootstrap {
   }
 
   /** Every provider, and whether the user's organisation sends its searches there when it names none. */
-  async providers(user: PortalPrincipal): Promise<{ providers: SuggestionProviderChoice[] }> {
+  async providers(user: PortalPrincipal): Promise<SuggestionProvidersView> {
     const [rows, chosen] = await Promise.all([this.repository.suggestionProviders(null), this.repository.chosenProviders(user.organisationId)]);
     return { providers: rows.map((row) => ({ organisationId: row.organisationId, name: row.name, enabled: chosen.has(row.organisationId) })) };
   }
 
   /** An admin chooses whether the organisation's searches go to a provider by default. */
-  async chooseProvider(user: PortalPrincipal, providerId: string, body: unknown): Promise<SuggestionProviderChoice> {
+  async chooseProvider(user: PortalPrincipal, providerId: string, body: unknown): Promise<SuggestionProviderChoiceView> {
     const enabled = enabledOf(body);
     const [provider] = isUuid(providerId) ? await this.repository.suggestionProviders([providerId.toLowerCase()]) : [];
     if (!provider) throw ProblemException.notFound('The suggestion provider');
