@@ -1,34 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentWorker, WorkerAuthGuard } from '@availability/auth';
 import { ProblemException } from '@availability/service-core';
-import { maskToken } from '../push/push-transport.js';
-import { type DeviceRow, DevicesRepository } from './devices.repository.js';
+import { deviceView, DevicesView, DeviceView } from './device.view.js';
+import { DevicesRepository } from './devices.repository.js';
 import { RegisterDeviceDto } from './register-device.dto.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export interface DeviceView {
-  id: string;
-  platform: string;
-  appVersion: string;
-  /** The token is the app's own secret; only a masked form is returned. */
-  token: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-function view(device: DeviceRow): DeviceView {
-  return {
-    id: device.id,
-    platform: device.platform,
-    appVersion: device.appVersion,
-    token: maskToken(device.token),
-    createdAt: new Date(device.createdAt).toISOString(),
-    updatedAt: new Date(device.updatedAt).toISOString(),
-  };
-}
 
 /** The worker app registers the devices it runs on, so offers reach them as pushes. */
 @ApiTags('worker app')
@@ -41,8 +20,8 @@ export class WorkerDevicesController {
 
   @Put()
   @ApiOperation({ summary: 'Register this device’s FCM token (idempotent)' })
-  @ApiResponse({ status: 201, description: 'Registered' })
-  @ApiResponse({ status: 200, description: 'Already registered; platform and version updated' })
+  @ApiCreatedResponse({ description: 'Registered', type: DeviceView })
+  @ApiOkResponse({ description: 'Already registered; platform and version updated', type: DeviceView })
   @ApiResponse({ status: 409, description: 'Another worker holds this token: the app gets a new FCM token (deleteToken, then getToken) and registers that' })
   async register(@CurrentWorker() workerId: string, @Body() dto: RegisterDeviceDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<DeviceView> {
     const registration = await this.devices.upsert(workerId, dto.token, dto.platform, dto.appVersion ?? '');
@@ -53,18 +32,20 @@ export class WorkerDevicesController {
       );
     }
     reply.status(registration.created ? 201 : 200);
-    return view(registration.device);
+    return deviceView(registration.device);
   }
 
   @Get()
   @ApiOperation({ summary: 'My registered devices' })
-  async list(@CurrentWorker() workerId: string): Promise<{ devices: DeviceView[] }> {
-    return { devices: (await this.devices.forWorker(workerId)).map(view) };
+  @ApiOkResponse({ description: 'My devices', type: DevicesView })
+  async list(@CurrentWorker() workerId: string): Promise<DevicesView> {
+    return { devices: (await this.devices.forWorker(workerId)).map(deviceView) };
   }
 
   @Delete(':deviceId')
   @HttpCode(204)
   @ApiOperation({ summary: 'Stop pushes to one of my devices (e.g. on sign-out)' })
+  @ApiNoContentResponse({ description: 'Removed; no body' })
   @ApiResponse({ status: 404, description: 'No such device of mine' })
   async remove(@CurrentWorker() workerId: string, @Param('deviceId') deviceId: string): Promise<void> {
     if (!UUID.test(deviceId) || !(await this.devices.delete(workerId, deviceId))) throw ProblemException.notFound('The device');
