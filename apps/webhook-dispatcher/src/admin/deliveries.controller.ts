@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { pageFromQuery, ProblemException, singleQueryParam, validateBody } from '@availability/service-core';
-import { DELIVERY_STATUSES, DeliveriesRepository, type DeliveryStatus, type DeliveryView } from '../delivery/deliveries.repository.js';
+import { DELIVERY_STATUSES, DeliveriesRepository, type DeliveryStatus } from '../delivery/deliveries.repository.js';
 import { deliveryOf } from '../delivery/delivery.js';
 import { RetryQueue } from '../delivery/retry-queue.js';
 import { AdminAuthGuard } from './admin-auth.js';
+import { DeliveriesPage, DeliveryLogView, EndpointStateView, RedeliveredView } from './deliveries.view.js';
 
 export class RedeliverAllDto {
   /** ISO 8601: deliveries of events recorded at or after this time. */
@@ -48,7 +49,8 @@ export class DeliveriesController {
   @ApiQuery({ name: 'status', required: false, enum: DELIVERY_STATUSES })
   @ApiQuery({ name: 'limit', required: false, description: `1..${MAX_PAGE}, default 50` })
   @ApiQuery({ name: 'before', required: false, description: 'cursor: the nextCursor of the previous page' })
-  async list(@Query() query: Record<string, unknown>): Promise<{ items: DeliveryView[]; nextCursor: string | null }> {
+  @ApiOkResponse({ description: 'A page of deliveries', type: DeliveriesPage })
+  async list(@Query() query: Record<string, unknown>): Promise<DeliveriesPage> {
     const { limit, before } = pageFromQuery(query.limit, query.before, MAX_PAGE);
     const organisationId = singleQueryParam('organisationId', query.organisationId);
     const eventId = singleQueryParam('eventId', query.eventId);
@@ -69,8 +71,9 @@ export class DeliveriesController {
 
   @Get('deliveries/:id')
   @ApiOperation({ summary: 'One delivery with every attempt' })
+  @ApiOkResponse({ description: 'The delivery', type: DeliveryLogView })
   @ApiResponse({ status: 404, description: 'No such delivery' })
-  async get(@Param('id') id: string): Promise<DeliveryView> {
+  async get(@Param('id') id: string): Promise<DeliveryLogView> {
     const delivery = /^\d{1,15}$/.test(id) ? await this.repository.find(Number(id)) : undefined;
     if (!delivery) throw ProblemException.notFound('The delivery');
     return delivery;
@@ -79,18 +82,20 @@ export class DeliveriesController {
   @Post('deliveries/:id/redeliver')
   @HttpCode(202)
   @ApiOperation({ summary: 'Deliver again: a new attempt series, same webhook-id (integrators de-duplicate on it)' })
+  @ApiAcceptedResponse({ description: 'Queued; the delivery, now in a new series', type: DeliveryLogView })
   @ApiResponse({ status: 404, description: 'No such delivery, or it was skipped (nothing to send)' })
-  async redeliver(@Param('id') id: string): Promise<DeliveryView> {
+  async redeliver(@Param('id') id: string): Promise<DeliveryLogView> {
     const row = /^\d{1,15}$/.test(id) ? await this.repository.startRedelivery(Number(id)) : undefined;
     if (!row) throw ProblemException.notFound('The delivery');
     await this.retries.schedule(deliveryOf(row), 1, 0);
-    return (await this.repository.find(row.id)) as DeliveryView;
+    return (await this.repository.find(row.id)) as DeliveryLogView;
   }
 
   @Post('deliveries/redeliver')
   @HttpCode(202)
   @ApiOperation({ summary: 'Deliver again every failed/dead delivery of events recorded since a time, optionally of one organisation' })
-  async redeliverAll(@Body() body: unknown): Promise<{ redelivered: number }> {
+  @ApiAcceptedResponse({ description: 'Queued; how many', type: RedeliveredView })
+  async redeliverAll(@Body() body: unknown): Promise<RedeliveredView> {
     const dto = validateBody(RedeliverAllDto, body ?? {});
     const rows = await this.repository.startRedeliveries(new Date(dto.since), dto.statuses ?? ['failed', 'dead'], dto.organisationId);
     await this.retries.scheduleAll(rows.map((row) => ({ delivery: deliveryOf(row), attemptNo: 1 })));
@@ -99,9 +104,16 @@ export class DeliveriesController {
 
   @Get('endpoints/:organisationId')
   @ApiOperation({ summary: 'State of an organisation’s endpoint: failing since, disabled and why' })
-  async endpoint(@Param('organisationId') organisationId: string): Promise<Record<string, unknown>> {
+  @ApiOkResponse({ description: 'Its state; all null for an endpoint that never failed', type: EndpointStateView })
+  async endpoint(@Param('organisationId') organisationId: string): Promise<EndpointStateView> {
     return (
-      (await this.repository.endpointView(organisationId)) ?? { organisationId, baseUrl: null, failingSince: null, disabledAt: null, disabledReason: null }
+      ((await this.repository.endpointView(organisationId)) as EndpointStateView | undefined) ?? {
+        organisationId,
+        baseUrl: null,
+        failingSince: null,
+        disabledAt: null,
+        disabledReason: null,
+      }
     );
   }
 }

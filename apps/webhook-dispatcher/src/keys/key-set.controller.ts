@@ -1,8 +1,9 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { type Ed25519Jwk, SigningKeyRing, WELL_KNOWN_KEY_SET_PATH } from '@availability/webhook-signing';
+import { SigningKeyRing, WELL_KNOWN_KEY_SET_PATH } from '@availability/webhook-signing';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { SigningKeySetView } from './key-set.view.js';
 
 /**
  * The platform's public signing keys (a JWKS document), for integrators who verify `v1a` signatures.
@@ -19,8 +20,8 @@ export class KeySetController {
 
   @Get(WELL_KNOWN_KEY_SET_PATH.slice(1))
   @ApiOperation({ summary: 'The public keys that verify v1a webhook signatures (JWKS); the webhook-key-id header names the one used' })
-  @ApiResponse({ status: 200, description: '{"keys":[{"kty":"OKP","crv":"Ed25519","x":"…","kid":"…","use":"sig","alg":"EdDSA"}]}' })
-  keySet(@Res({ passthrough: true }) reply: FastifyReply): { keys: Ed25519Jwk[] } {
+  @ApiOkResponse({ description: 'The key set (JWKS), public and cacheable (Cache-Control max-age)', type: SigningKeySetView })
+  keySet(@Res({ passthrough: true }) reply: FastifyReply): SigningKeySetView {
     // Verifiers also fetch again when they meet an unknown key id, so max-age only bounds how long a
     // key taken out of the set stays trusted by a cache.
     reply.header('cache-control', `public, max-age=${this.config.WEBHOOK_KEY_SET_MAX_AGE_SECONDS}`);

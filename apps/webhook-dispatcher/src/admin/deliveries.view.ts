@@ -1,0 +1,124 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../delivery/deliveries.repository.js';
+
+/** One call to the integrator, or a decision taken without calling (then statusCode is null and durationMs 0). */
+export class DeliveryAttemptView {
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Numbered across every series of the delivery', example: 1 })
+  attemptNo: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'The attempt series (0 at first, one more per redelivery)', example: 0 })
+  series: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-24T22:25:19.375Z' })
+  startedAt: string;
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 4 })
+  durationMs: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The integrator’s HTTP status; null when no answer came', example: 200 })
+  statusCode: number | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the call failed without an answer, e.g. timeout, refused, dns, tls, forbidden-address, invalid-url, network, invalid-target',
+    example: null,
+  })
+  errorKind: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: null })
+  errorMessage: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The start of the integrator’s answer', example: '{"received":true}' })
+  responseExcerpt: string | null;
+}
+
+/** A webhook delivery: one event to one organisation, with every attempt. */
+export class DeliveryLogView {
+  @ApiProperty({ type: 'integer', example: 3 })
+  id: number;
+
+  @ApiProperty({ format: 'uuid', example: '9ab9a347-8e54-490e-9949-a1f91401a955' })
+  eventId: string;
+
+  @ApiProperty({ format: 'uuid', example: '8333fa9f-0801-4965-8862-bab6bda8a17c' })
+  organisationId: string;
+
+  @ApiProperty({ description: 'The event’s subject', example: 'contacts.added' })
+  eventSubject: string;
+
+  @ApiProperty({ description: 'The webhook-id header: the same on every attempt and redelivery', example: '9ab9a347-8e54-490e-9949-a1f91401a955:8333fa9f-0801-4965-8862-bab6bda8a17c' })
+  webhookId: string;
+
+  @ApiProperty({ example: 'GET' })
+  method: string;
+
+  @ApiProperty({ description: 'The path under the organisation’s base URL', example: '/contact/new/9a13a48b-80b3-4dd1-9ee0-df8a3f1e8632' })
+  path: string;
+
+  @ApiProperty({ type: String, format: 'uri', nullable: true, description: 'The URL it goes to; null when the organisation had no base URL (then it is skipped)', example: 'https://partner.example.com/hooks/v1/contact/new/9a13a48b-80b3-4dd1-9ee0-df8a3f1e8632' })
+  url: string | null;
+
+  @ApiProperty({ enum: DELIVERY_STATUSES, example: 'succeeded' })
+  status: DeliveryStatus;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Attempts made, in every series', example: 1 })
+  attempts: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 0 })
+  series: number;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the next attempt is due; null when none is scheduled', example: null })
+  nextAttemptAt: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 200 })
+  lastStatusCode: number | null;
+
+  @ApiProperty({ type: String, nullable: true, example: null })
+  lastError: string | null;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-24T22:25:19.370Z' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-24T22:25:19.379Z' })
+  updatedAt: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Since when it is held back because its endpoint’s circuit is open; null when it is not', example: null })
+  heldSince: string | null;
+
+  // Optional only in the repository's type, which fills it in before any delivery is returned.
+  @ApiProperty({ type: [DeliveryAttemptView], description: 'Every attempt, oldest first' })
+  attemptLog?: DeliveryAttemptView[];
+}
+
+/** A page of the delivery log, newest first. */
+export class DeliveriesPage {
+  @ApiProperty({ type: [DeliveryLogView] })
+  items: DeliveryLogView[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `before` for the next page; null on the last', example: '2' })
+  nextCursor: string | null;
+}
+
+export class RedeliveredView {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Deliveries started again', example: 4 })
+  redelivered: number;
+}
+
+/** The state of an organisation's endpoint as the dispatcher sees it; all null when it never failed. */
+export class EndpointStateView {
+  @ApiProperty({ example: '8333fa9f-0801-4965-8862-bab6bda8a17c' })
+  organisationId: string;
+
+  @ApiProperty({ type: String, format: 'uri', nullable: true, description: 'The base URL its failures were seen at', example: 'https://partner.example.com/hooks/v1' })
+  baseUrl: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Start of the current run of failed calls; null while calls succeed', example: '2026-11-21T09:12:44.120Z' })
+  failingSince: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When calls to it were stopped; null while it is enabled', example: '2026-11-24T09:12:51.004Z' })
+  disabledAt: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'https://partner.example.com/hooks/v1 had no successful call for 72 hours' })
+  disabledReason: string | null;
+}
