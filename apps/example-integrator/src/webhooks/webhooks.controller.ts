@@ -1,13 +1,15 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { ContactSuggestionView } from '@availability/contracts';
 import { ProblemException } from '@availability/service-core';
 import { ExampleIntegratorConfig } from '../config/example-integrator.config.js';
-import { type ContactSuggestion, loadContacts, parseSuggestionRequest, type SeededContact, suggest } from '../contacts/contacts.js';
+import { loadContacts, parseSuggestionRequest, type SeededContact, suggest } from '../contacts/contacts.js';
 import { rawBodyOf } from './raw-body.js';
 import { ReceivedTokenGuard } from './received-token.guard.js';
 import { ReceivedStore } from './received.store.js';
 import { SignatureGuard } from './signature.guard.js';
+import { AuthenticatedView, ReceivedView, ReceivedWebhooksView, UpView } from './webhooks.view.js';
 
 /**
  * The endpoints an integrator implements (spec 4.2). Every one but `GET /test` checks the platform's
@@ -27,15 +29,17 @@ export class WebhooksController {
 
   @Get('test')
   @ApiOperation({ summary: 'The service is up (no authentication, spec 5.1)' })
-  test(): { status: string } {
+  @ApiOkResponse({ description: 'Up', type: UpView })
+  test(): UpView {
     return { status: 'ok' };
   }
 
   @Get('test/auth')
   @UseGuards(SignatureGuard)
   @ApiOperation({ summary: '200 only when the signature verifies with our secret (spec 5.2, 5.3)' })
+  @ApiOkResponse({ description: 'The signature verified', type: AuthenticatedView })
   @ApiResponse({ status: 401, description: 'Signature missing, wrong or stale' })
-  testAuth(): { status: string } {
+  testAuth(): AuthenticatedView {
     return { status: 'authenticated' };
   }
 
@@ -43,14 +47,16 @@ export class WebhooksController {
   @HttpCode(200)
   @UseGuards(SignatureGuard)
   @ApiOperation({ summary: 'Worker Offer Response: a worker applied to or rejected an offer' })
-  offerResponse(@Req() request: FastifyRequest): { received: boolean } {
+  @ApiOkResponse({ description: 'Acknowledged', type: ReceivedView })
+  offerResponse(@Req() request: FastifyRequest): ReceivedView {
     return { received: this.record(request) };
   }
 
   @Get('contact/new/:workerId')
   @UseGuards(SignatureGuard)
   @ApiOperation({ summary: 'Worker Added Contact: a worker added us as a contact to share availability with' })
-  contactNew(@Param('workerId') _workerId: string, @Req() request: FastifyRequest): { received: boolean } {
+  @ApiOkResponse({ description: 'Acknowledged', type: ReceivedView })
+  contactNew(@Param('workerId') _workerId: string, @Req() request: FastifyRequest): ReceivedView {
     return { received: this.record(request) };
   }
 
@@ -58,7 +64,8 @@ export class WebhooksController {
   @HttpCode(200)
   @UseGuards(SignatureGuard)
   @ApiOperation({ summary: 'Contact suggestions for a hirer (spec 2.6 in, 2.7 out)' })
-  contactSuggestions(@Req() request: FastifyRequest): ContactSuggestion[] {
+  @ApiOkResponse({ description: 'The suggestions (spec 2.7); an empty array when none match', type: [ContactSuggestionView] })
+  contactSuggestions(@Req() request: FastifyRequest): ContactSuggestionView[] {
     const parsed = parseSuggestionRequest(rawBodyOf(request).toString('utf8'));
     if (typeof parsed === 'string') throw ProblemException.field('body', parsed);
     return suggest(this.contacts, parsed);
@@ -68,7 +75,8 @@ export class WebhooksController {
   @Get('received')
   @UseGuards(ReceivedTokenGuard)
   @ApiOperation({ summary: 'Webhooks received (unique by webhook-id) and how many repeats were ignored' })
-  list() {
+  @ApiOkResponse({ description: 'What has been received', type: ReceivedWebhooksView })
+  list(): ReceivedWebhooksView {
     return this.received.list();
   }
 
