@@ -63,4 +63,13 @@ describe('breakingApiChanges on a changed copy of offers-api’s document', () =
       'GET /offer/{id}: response 200 /complete: type changed from boolean to string',
     ]);
   });
+
+  it('lets a response that had no schema gain one: a client had nothing of it to rely on', () => {
+    const undocumented: OpenApiDocument = { paths: { '/offer/{id}': { get: { responses: { '200': {} } } } } };
+    const documented: OpenApiDocument = {
+      paths: { '/offer/{id}': { get: { responses: { '200': { content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } } } } } } },
+    };
+    expect(breakingApiChanges(undocumented, documented)).toEqual([]);
+    expect(breakingApiChanges(documented, undocumented)).toEqual(['GET /offer/{id}: response 200 no longer has a body schema']);
+  });
 });
