@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { startBusHandlers } from '@availability/messaging';
 import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses } from '@availability/service-core';
 import { mountQueueDashboard } from './admin/queue-dashboard.js';
 import { resolveDispatcherConfig, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
@@ -20,6 +21,7 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
     configureOpenApi: (builder) => builder.addBearerAuth(opaqueBearer('The operator token (DISPATCHER_ADMIN_TOKEN)'), 'admin'),
   });
   await mountQueueDashboard(app);
+  await startBusHandlers(app);
   await app.listen(config.PORT, config.HTTP_HOST);
   return app;
 }

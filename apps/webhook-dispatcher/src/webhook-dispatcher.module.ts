@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { JobsModule, RedisHealth } from '@availability/jobs';
-import { EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxPayloadTextMigration, outboxTraceIdMigration, parkedEventsMigration } from '@availability/messaging';
+import { BusHandlersModule, EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxPayloadTextMigration, outboxTraceIdMigration, parkedEventsMigration } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.js';
 import { DeliveriesController } from './admin/deliveries.controller.js';
@@ -16,6 +16,7 @@ import { RetryQueue } from './delivery/retry-queue.js';
 import { RetryWorker } from './delivery/retry-worker.js';
 import { TargetResolver } from './delivery/target-resolver.js';
 import { WebhookSender } from './delivery/webhook-sender.js';
+import { WebhookEventsController } from './delivery/webhook-events.controller.js';
 import { EndpointGate } from './domain/endpoint-gate.js';
 import { KeySetController } from './keys/key-set.controller.js';
 import { CreateDispatcher1764100000000 } from './migrations/1764100000000-create-dispatcher.js';
@@ -41,6 +42,12 @@ export class WebhookDispatcherModule {
         })),
         NatsModule.forService(SERVICE_NAME, config),
         EventStreamModule.forService(config),
+        BusHandlersModule.forService(SERVICE_NAME, config, {
+          concurrency: config.WEBHOOK_INTAKE_CONCURRENCY,
+          backoffMs: [1_000, 5_000, 15_000, 60_000],
+          ackWaitMs: config.WEBHOOK_INTAKE_ACK_WAIT_MS,
+          parkedEventsSchema: DISPATCHER_SCHEMA,
+        }),
         OutboxModule.forRoot(() => ({
           schema: DISPATCHER_SCHEMA,
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
@@ -49,7 +56,7 @@ export class WebhookDispatcherModule {
         JobsModule.forRoot(() => ({ redis: redisTarget(config), prefix: config.QUEUE_PREFIX })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),
       ],
-      controllers: [DeliveriesController, KeySetController],
+      controllers: [DeliveriesController, KeySetController, WebhookEventsController],
       providers: [
         { provide: WebhookDispatcherConfig, useValue: config },
         { provide: SigningKeyRing, useValue: signingKeys(config) },

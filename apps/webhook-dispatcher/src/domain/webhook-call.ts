@@ -1,4 +1,4 @@
-import { EventSubject } from '@availability/contracts';
+import { type ContactAddedEvent, EventSubject, type OfferResponseRecordedEvent } from '@availability/contracts';
 
 /** One HTTP call to an integrator, independent of where its service lives. */
 export interface WebhookCall {
@@ -13,49 +13,26 @@ export interface WebhookCall {
   body: string;
 }
 
-export class UnsupportedEventError extends Error {}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function text(payload: Record<string, unknown>, field: string): string {
-  const value = payload[field];
-  if (typeof value !== 'string' || value === '') throw new UnsupportedEventError(`${field} is missing`);
-  return value;
+/**
+ * `offers.response.recorded` → `POST /offer/response` to the offer's sending organisation (DESIGN 4).
+ * The event has been checked against its schema before it gets here.
+ */
+export function offerResponseCall(event: OfferResponseRecordedEvent): WebhookCall {
+  // Key order is part of the contract (DESIGN 4): eventId, offerId, workerId, response, respondedAt.
+  const body = JSON.stringify({
+    eventId: event.eventId,
+    offerId: event.offerId,
+    workerId: event.workerId,
+    response: event.response,
+    respondedAt: event.respondedAt,
+  });
+  return { organisationId: event.organisationId, eventId: event.eventId, subject: EventSubject.OfferResponseRecorded, method: 'POST', path: '/offer/response', body };
 }
 
-/**
- * The integrator call an event triggers (DESIGN 4): `offers.response.recorded` →
- * `POST /offer/response` to the offer's sending organisation; `contacts.added` →
- * `GET /contact/new/{workerId}` to the organisation the worker added. Throws UnsupportedEventError
- * for anything else or a malformed payload (the event can never be delivered).
- */
-export function webhookCallFor(subject: string, payload: unknown): WebhookCall {
-  if (typeof payload !== 'object' || payload === null) throw new UnsupportedEventError('payload is not an object');
-  const event = payload as Record<string, unknown>;
-  const eventId = text(event, 'eventId');
-  if (!UUID.test(eventId)) throw new UnsupportedEventError('eventId is not a uuid');
-  const organisationId = text(event, 'organisationId');
-  switch (subject) {
-    case EventSubject.OfferResponseRecorded: {
-      const response = text(event, 'response');
-      if (response !== 'applied' && response !== 'rejected') throw new UnsupportedEventError(`response ${response} is not applied|rejected`);
-      // Key order is part of the contract (DESIGN 4): eventId, offerId, workerId, response, respondedAt.
-      const body = JSON.stringify({
-        eventId,
-        offerId: text(event, 'offerId'),
-        workerId: text(event, 'workerId'),
-        response,
-        respondedAt: text(event, 'respondedAt'),
-      });
-      return { organisationId, eventId, subject, method: 'POST', path: '/offer/response', body };
-    }
-    case EventSubject.ContactAdded: {
-      const workerId = text(event, 'workerId');
-      return { organisationId, eventId, subject, method: 'GET', path: `/contact/new/${encodeURIComponent(workerId)}`, body: '' };
-    }
-    default:
-      throw new UnsupportedEventError(`no webhook for ${subject}`);
-  }
+/** `contacts.added` → `GET /contact/new/{workerId}` to the organisation the worker added (DESIGN 4). */
+export function contactAddedCall(event: ContactAddedEvent): WebhookCall {
+  const path = `/contact/new/${encodeURIComponent(event.workerId)}`;
+  return { organisationId: event.organisationId, eventId: event.eventId, subject: EventSubject.ContactAdded, method: 'GET', path, body: '' };
 }
 
 /** The same `webhook-id` on every attempt and redelivery of one event to one organisation. */
