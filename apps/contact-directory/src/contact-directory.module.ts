@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
-import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
+import { BusHandlersModule, EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.guard.js';
 import { AdminController } from './admin/admin.controller.js';
@@ -17,7 +17,7 @@ import { DirectoryQueries } from './directory/directory-queries.service.js';
 import { DIRECTORY_SCHEMA, DirectoryRepository } from './directory/directory.repository.js';
 import { InvitationsController } from './invitations/invitations.controller.js';
 import { InvitationsService } from './invitations/invitations.service.js';
-import { DirectoryResponder } from './messaging/directory-responder.js';
+import { DirectoryRequestsController } from './messaging/directory-requests.controller.js';
 import { DIRECTORY_MIGRATIONS } from './migrations/index.js';
 import { PortalUserGuard } from './portal/portal-auth.guard.js';
 import { PortalRepository } from './portal/portal.repository.js';
@@ -43,6 +43,7 @@ export class ContactDirectoryModule {
         })),
         NatsModule.forService(SERVICE_NAME, config),
         EventStreamModule.forService(config),
+        BusHandlersModule.forService(SERVICE_NAME, config),
         OutboxModule.forRoot(() => ({
           schema: DIRECTORY_SCHEMA,
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
@@ -53,13 +54,12 @@ export class ContactDirectoryModule {
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
-      controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController],
+      controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController, DirectoryRequestsController],
       providers: [
         { provide: ContactDirectoryConfig, useValue: config },
         DirectoryRepository,
         PortalRepository,
         DirectoryQueries,
-        DirectoryResponder,
         DirectoryAdminService,
         RevocationPublisher,
         AdminAuthGuard,

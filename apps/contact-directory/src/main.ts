@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { startBusHandlers } from '@availability/messaging';
 import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses } from '@availability/service-core';
 import { assertKeys, ContactDirectoryConfig } from './config/contact-directory.config.js';
 import { ContactDirectoryModule } from './contact-directory.module.js';
@@ -25,6 +26,7 @@ export async function startContactDirectory(config: ContactDirectoryConfig) {
         .addBearerAuth(opaqueBearer('A portal user’s sign-in token (put_…)'), 'portal')
         .addBearerAuth(opaqueBearer('A worker token (wkt_…)'), 'bearer'),
   });
+  await startBusHandlers(app);
   await app.listen(config.PORT, config.HTTP_HOST);
   return app;
 }
