@@ -4,6 +4,8 @@ import type { JourneyEnvironment } from '@availability/platform-client';
 export const JOURNEY_APPS = ['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'];
 
 const INTEGRATOR_SECRET = 'journey-integrator-secret-0123456789';
+/** The dispatcher's operator token in the journey's platform. */
+export const JOURNEY_DISPATCHER_ADMIN_TOKEN = 'journey-dispatcher-admin-token-0123456789';
 
 /** Every service on a private database and NATS namespace, with an SMTP sink, for the journey tests. */
 export interface JourneyPlatform {
@@ -19,6 +21,7 @@ export async function startJourneyPlatform(): Promise<JourneyPlatform> {
   await mail.listen(smtpPort);
   const platform = await startTestPlatform(JOURNEY_APPS, {
     INTEGRATOR_SECRET,
+    DISPATCHER_ADMIN_TOKEN: JOURNEY_DISPATCHER_ADMIN_TOKEN,
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
     // Short enough that the e-mail steps and webhook retries finish within a test.
