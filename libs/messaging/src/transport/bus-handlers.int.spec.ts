@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { Controller, type DynamicModule, type INestApplication, Module } from '@nestjs/common';
+import { Controller, type DynamicModule, type INestApplication, Injectable, Module, type OnModuleDestroy } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -27,6 +27,7 @@ import { JetStreamContext, NatsRequestContext } from './jetstream.transport.js';
 const SCHEMA = 'handlers';
 const POISON = randomUUID();
 const FLAKY = randomUUID();
+const SLOW = randomUUID();
 
 let namespace: TestEventNamespace;
 let database: TestDatabase;
@@ -40,6 +41,17 @@ interface Handled {
   traceId?: string;
 }
 const handled: Handled[] = [];
+/** What happened while the service shut down, in order. */
+const shutdown: string[] = [];
+let slowEventStarted = false;
+
+/** Stands for what a service's handlers use (a queue, the mailer): it closes when the service's own providers do. */
+@Injectable()
+class ServiceResource implements OnModuleDestroy {
+  onModuleDestroy(): void {
+    shutdown.push('the service’s resource closed');
+  }
+}
 
 /** Handlers as the webhook dispatcher declares them: the subjects its bus role consumes. */
 @Controller()
@@ -48,6 +60,12 @@ class WebhookEvents {
   async onContactAdded(@Payload() event: ContactAddedEvent, @Ctx() context: JetStreamContext): Promise<void> {
     if (event.contactId === POISON) throw new PoisonMessageError('the organisation no longer exists');
     if (event.contactId === FLAKY && context.getDeliveryCount() === 1) throw new Error('the directory did not answer');
+    if (event.contactId === SLOW) {
+      slowEventStarted = true;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      shutdown.push('the event in hand handled');
+      return;
+    }
     handled.push({ subject: context.getSubject(), id: event.contactId, deliveryCount: context.getDeliveryCount(), traceId: currentTraceId() });
   }
 
@@ -102,7 +120,7 @@ async function startService(service: 'webhook-dispatcher' | 'contact-directory',
   @Module({})
   class ServiceModule {
     static forRoot(): DynamicModule {
-      return { module: ServiceModule, global: true, imports, controllers: [controller] };
+      return { module: ServiceModule, global: true, imports, controllers: [controller], providers: [ServiceResource] };
     }
   }
   const app = await NestFactory.create(ServiceModule.forRoot(), new FastifyAdapter(), { logger: false });
@@ -128,7 +146,7 @@ afterAll(async () => {
 });
 
 describe('a service’s @EventPattern handlers (real JetStream and PostgreSQL)', () => {
-  let app: INestApplication;
+  let app: INestApplication | undefined;
 
   beforeAll(async () => {
     app = await startService('webhook-dispatcher', WebhookEvents);
@@ -138,10 +156,11 @@ describe('a service’s @EventPattern handlers (real JetStream and PostgreSQL)',
     await app?.close();
   });
 
+  const envelope = () => ({ eventId: randomUUID(), occurredAt: new Date().toISOString(), organisationId: randomUUID() });
+  const contact = (contactId = randomUUID()) => ({ ...envelope(), contactId, workerId: randomUUID() });
+
   it('get each checked event with its context, after a failure again, and park what does not match or can never be handled', async () => {
     const js = jetstream(observer);
-    const envelope = () => ({ eventId: randomUUID(), occurredAt: new Date().toISOString(), organisationId: randomUUID() });
-    const contact = (contactId = randomUUID()) => ({ ...envelope(), contactId, workerId: randomUUID() });
     const answer = { ...envelope(), offerId: randomUUID(), workerId: 'w-1', response: 'applied', previousResponse: 'awaiting', respondedAt: new Date().toISOString() };
     const traced = headers();
     traced.set('x-request-id', 'trace-of-the-request');
@@ -174,6 +193,15 @@ describe('a service’s @EventPattern handlers (real JetStream and PostgreSQL)',
       expect((await jsm.consumers.info(namespace.stream, name)).num_pending).toBe(0);
     }
     expect((await jsm.consumers.info(namespace.stream, 'webhook-dispatcher-1')).config.filter_subject).toBe(`${namespace.prefix}offers.response.recorded`);
+  });
+
+  it('at shutdown, stop taking events and finish the one in hand before the service’s own providers close', async () => {
+    await jetstream(observer).publish(`${namespace.prefix}${EventSubject.ContactAdded}`, JSON.stringify(contact(SLOW)));
+    await eventually(() => slowEventStarted, 5_000, 'the slow event in hand');
+    await app?.close();
+    app = undefined;
+    expect(shutdown).toEqual(['the event in hand handled', 'the service’s resource closed']);
+    await eventually(async () => (await jsm.consumers.info(namespace.stream, 'webhook-dispatcher-2')).num_ack_pending === 0, 5_000, 'the event in hand acked');
   });
 });
 
