@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { JobsModule, RedisHealth } from '@availability/jobs';
-import { BusHandlersModule, EventStreamModule, NatsHealth, NatsModule, OutboxModule, outboxPayloadTextMigration, outboxTraceIdMigration, parkedEventsMigration } from '@availability/messaging';
+import { BusHandlersModule, EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.js';
 import { DeliveriesController } from './admin/deliveries.controller.js';
@@ -19,9 +19,7 @@ import { WebhookSender } from './delivery/webhook-sender.js';
 import { WebhookEventsController } from './delivery/webhook-events.controller.js';
 import { EndpointGate } from './domain/endpoint-gate.js';
 import { KeySetController } from './keys/key-set.controller.js';
-import { CreateDispatcher1764100000000 } from './migrations/1764100000000-create-dispatcher.js';
-import { HeldDeliveries1764300000000 } from './migrations/1764300000000-held-deliveries.js';
-import { OverdueDeliveries1764400000000 } from './migrations/1764400000000-overdue-deliveries.js';
+import { DISPATCHER_MIGRATIONS } from './migrations/index.js';
 
 export const SERVICE_NAME = 'webhook-dispatcher';
 
@@ -36,7 +34,7 @@ export class WebhookDispatcherModule {
         DatabaseModule.forRoot(() => ({
           url: config.DATABASE_URL,
           schema: DISPATCHER_SCHEMA,
-          migrations: [CreateDispatcher1764100000000, outboxTraceIdMigration(DISPATCHER_SCHEMA, 1764200000000), HeldDeliveries1764300000000, OverdueDeliveries1764400000000, outboxPayloadTextMigration(DISPATCHER_SCHEMA, 1764500000000), parkedEventsMigration(DISPATCHER_SCHEMA, 1764600000000)],
+          migrations: DISPATCHER_MIGRATIONS,
           poolSize: config.DATABASE_POOL_SIZE,
           applicationName: SERVICE_NAME,
         })),
