@@ -1,0 +1,429 @@
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-non-null-assertion -- rendered manifests are untyped YAML; a missing object fails the test where it is read */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { Job } from 'kubernetes-models/batch/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { ConfigMap, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { createTestDatabase, queryDatabase, type TestDatabase } from '@availability/testing';
+import { type K8sObject, readYaml, renderKustomization, splitImage } from '../src/kubernetes/kustomize.js';
+import { probeSettings } from '../src/kubernetes/settings-probe.js';
+
+/**
+ * deploy/kubernetes: each overlay rendered (the Kustomize subset of src/kubernetes/kustomize.ts), every
+ * object checked against the Kubernetes schemas (kubernetes-models), and the manifests checked against
+ * the services they run: settings as the built config classes declare and accept them, health probes,
+ * grace periods against the drain, selectors, images, commands, network policies, the infrastructure's
+ * values, and the migrations Jobs run as deployed. Needs the build (`npm run build`), as `npm test` does.
+ */
+const ROOT = 'deploy/kubernetes';
+const PLATFORM = ['offers-api', 'contact-directory', 'notification-service', 'webhook-dispatcher'];
+/** firebase-admin's timeout of one FCM call, which a push job in hand may wait for. */
+const FCM_TIMEOUT_MS = 15_000;
+/** SIGTERM to exit, at most: work in hand finishes, then the HTTP server closes (README "Graceful termination"). */
+const DRAIN_MS: Record<string, (s: Record<string, number>) => number> = {
+  'offers-api': (s) => s.HTTP_REQUEST_TIMEOUT_MS + s.DIRECTORY_TIMEOUT_MS,
+  'contact-directory': (s) => s.HTTP_REQUEST_TIMEOUT_MS + Math.max(2 * s.WEBHOOK_TEST_TIMEOUT_MS, s.SUGGESTIONS_TIMEOUT_MS),
+  'notification-service': (s) => s.HTTP_REQUEST_TIMEOUT_MS + Math.max(s.DIRECTORY_TIMEOUT_MS, FCM_TIMEOUT_MS),
+  'webhook-dispatcher': (s) => s.HTTP_REQUEST_TIMEOUT_MS + s.DIRECTORY_TIMEOUT_MS + s.WEBHOOK_TIMEOUT_MS,
+  'example-integrator': (s) => s.HTTP_REQUEST_TIMEOUT_MS,
+};
+/** Pod labels of the infrastructure, as its charts and operator set them (infrastructure/README.md). */
+const POSTGRES_POD = { 'cnpg.io/cluster': 'platform-db' };
+const NATS_POD = { 'app.kubernetes.io/name': 'nats', 'app.kubernetes.io/instance': 'platform-nats', 'app.kubernetes.io/component': 'nats' };
+const REDIS_POD = { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': 'platform-redis' };
+const MODELS: Record<string, { new (data: never): { validate(): void } }> = {
+  'apps/v1/Deployment': Deployment,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'batch/v1/Job': Job,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
+};
+
+interface Environment {
+  name: string;
+  apps: string[];
+  minReplicas: number;
+  nats: Record<string, any>;
+  redis: Record<string, any>;
+  postgres: Record<string, any>;
+}
+
+const helmValues = (chart: string, overlay?: string) =>
+  mergeValues(readYaml(`${ROOT}/infrastructure/${chart}/values.yaml`)[0], overlay ? readYaml(`${ROOT}/infrastructure/${chart}/${overlay}`)[0] : {}) as Record<string, any>;
+const environments: Environment[] = [
+  {
+    name: 'development',
+    apps: [...PLATFORM, 'example-integrator'],
+    minReplicas: 1,
+    nats: helmValues('nats', 'values.development.yaml'),
+    redis: helmValues('redis', 'values.development.yaml'),
+    postgres: readYaml(`${ROOT}/infrastructure/postgresql/cluster.development.yaml`)[0] as Record<string, any>,
+  },
+  {
+    name: 'production',
+    apps: PLATFORM,
+    minReplicas: 3,
+    nats: helmValues('nats'),
+    redis: helmValues('redis'),
+    postgres: readYaml(`${ROOT}/infrastructure/postgresql/cluster.yaml`)[0] as Record<string, any>,
+  },
+];
+
+describe.each(environments)('Kubernetes manifests: $name overlay', (environment) => {
+  let objects: K8sObject[];
+  const defaults = new Map<string, Record<string, unknown>>();
+  const of = (kind: string) => objects.filter((object) => object.kind === kind);
+  const named = (kind: string, name: string) => objects.find((object) => object.kind === kind && object.metadata.name === name);
+  const deployments = () => of('Deployment');
+  const workloads = () => [...of('Deployment'), ...of('Job')];
+  const appOf = (object: K8sObject) => object.spec.template.metadata.labels['app.kubernetes.io/name'] as string;
+  const settings = (object: K8sObject) => settingsOf(object.spec.template.spec.containers[0], objects);
+  const plain = (object: K8sObject) => Object.fromEntries([...settings(object)].filter(([, setting]) => setting.value !== undefined).map(([name, setting]) => [name, setting.value as string]));
+  const effective = (object: K8sObject) => ({ ...defaults.get(appOf(object)), ...plain(object) });
+  const platformConfig = () => named('ConfigMap', configMapName(deployments()[0], 'platform-config'))!.data as Record<string, string>;
+
+  beforeAll(() => {
+    objects = renderKustomization(`${ROOT}/overlays/${environment.name}`);
+    for (const app of environment.apps) defaults.set(app, probeSettings(app, {}).defaults);
+  });
+
+  it('renders objects valid against the Kubernetes schemas, each kind and name once, all in one namespace', () => {
+    const problems: string[] = [];
+    for (const object of objects) {
+      const Model = MODELS[`${object.apiVersion}/${object.kind}`];
+      if (!Model) problems.push(`${object.kind}/${object.metadata.name}: no schema for ${object.apiVersion} ${object.kind}`);
+      else
+        try {
+          new Model(object as never).validate();
+        } catch (error) {
+          problems.push(`${object.kind}/${object.metadata.name}: ${(error as Error).message}`);
+        }
+    }
+    expect(problems).toEqual([]);
+    const ids = objects.map((object) => `${object.kind}/${object.metadata.name}`);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(objects.map((object) => object.metadata.namespace)).size).toBe(1);
+    expect(objects.every((object) => object.metadata.labels?.['app.kubernetes.io/part-of'] === 'availability-platform')).toBe(true);
+  });
+
+  it('runs each service of the environment with its ServiceAccount, Service, budget and autoscaler, and a migrations Job where it owns a schema', () => {
+    expect(deployments().map((deployment) => deployment.metadata.name).sort()).toEqual([...environment.apps].sort());
+    for (const app of environment.apps) {
+      for (const kind of ['ServiceAccount', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler']) expect([app, kind, named(kind, app) !== undefined]).toEqual([app, kind, true]);
+      expect([app, named('Job', `${app}-migrate`) !== undefined]).toEqual([app, existsSync(`apps/${app}/src/migrate.ts`)]);
+    }
+    expect(of('Job')).toHaveLength(environment.apps.filter((app) => existsSync(`apps/${app}/src/migrate.ts`)).length);
+  });
+
+  it('sets only settings the service declares: plain ones from existing ConfigMaps, secrets by key from documented Secrets', () => {
+    const readme = readFileSync(`${ROOT}/README.md`, 'utf8').split('\n');
+    for (const workload of workloads()) {
+      const declared = Object.keys(defaults.get(appOf(workload))!);
+      for (const [name, setting] of settingsOf(workload.spec.template.spec.containers[0], objects)) {
+        expect([workload.metadata.name, name, declared.includes(name)]).toEqual([workload.metadata.name, name, true]);
+        if (setting.secret) {
+          const row = readme.find((line) => line.startsWith(`| \`${setting.secret}\``));
+          expect([setting.secret, setting.key, row?.includes(`\`${setting.key}\``)]).toEqual([setting.secret, setting.key, true]);
+        }
+      }
+    }
+  });
+
+  it('passes each service’s own configuration check, but for the secrets it is given in the cluster', () => {
+    for (const deployment of deployments()) {
+      const app = appOf(deployment);
+      const given = settings(deployment);
+      const requiredSecrets = [...given].filter(([, setting]) => setting.secret && !setting.optional).map(([name]) => name);
+      const refused = probeSettings(app, plain(deployment)).refused;
+      expect([app, refused.filter((name) => !requiredSecrets.includes(name))]).toEqual([app, []]);
+      if (environment.name !== 'production') continue;
+      // What production requires, found by loading an empty production configuration.
+      const required = probeSettings(app, { NODE_ENV: 'production' }).refused;
+      expect([app, required.filter((name) => !requiredSecrets.includes(name) && plain(deployment)[name] === undefined)]).toEqual([app, []]);
+      expect(plain(deployment).NODE_ENV).toBe('production');
+    }
+  });
+
+  it('mounts every file a setting names', () => {
+    for (const deployment of deployments()) {
+      const container = deployment.spec.template.spec.containers[0];
+      for (const [name, value] of Object.entries(plain(deployment)).filter(([, value]) => value.startsWith('/'))) {
+        const mount = (container.volumeMounts ?? []).find((candidate: { mountPath: string }) => value.startsWith(`${candidate.mountPath}/`));
+        const volume = deployment.spec.template.spec.volumes.find((candidate: { name: string }) => candidate.name === mount?.name);
+        expect([name, volume?.secret?.optional ?? false, volume?.secret?.items?.some((item: { path: string }) => value.endsWith(`/${item.path}`)) ?? true]).toEqual([name, false, true]);
+      }
+    }
+  });
+
+  it('probes the health endpoints on the port the service listens on', () => {
+    const health = readFileSync('libs/service-core/src/health/health.module.ts', 'utf8');
+    expect(health).toMatch(/@Controller\('health'\)[\s\S]*@Get\(\)\s+@HealthCheck\(\)\s+ready\(\)[\s\S]*@Get\('live'\)/);
+    for (const deployment of deployments()) {
+      const app = appOf(deployment);
+      expect(readFileSync(`apps/${app}/src/${app}.module.ts`, 'utf8')).toContain('HealthModule.forRoot(');
+      const container = deployment.spec.template.spec.containers[0];
+      expect([app, container.readinessProbe.httpGet.path, container.livenessProbe.httpGet.path, container.startupProbe.httpGet.path]).toEqual([app, '/health', '/health/live', '/health/live']);
+      const port = container.ports.find((candidate: { name: string }) => candidate.name === 'http');
+      expect([app, port?.containerPort]).toEqual([app, Number(effective(deployment).PORT)]);
+      for (const probe of [container.readinessProbe, container.livenessProbe, container.startupProbe]) expect(probe.httpGet.port).toBe('http');
+      expect(named('Service', app)!.spec.ports).toEqual([{ name: 'http', port: port.containerPort, targetPort: 'http' }]);
+    }
+  });
+
+  it('gives each pod longer to stop than its preStop pause and its drain', () => {
+    for (const deployment of deployments()) {
+      const app = appOf(deployment);
+      const pod = deployment.spec.template.spec;
+      const pause = pod.containers[0].lifecycle?.preStop?.sleep?.seconds as number;
+      expect([app, pause >= 3]).toEqual([app, true]);
+      const numbers = Object.fromEntries(Object.entries(effective(deployment)).map(([name, value]) => [name, Number(value)]));
+      const drainSeconds = DRAIN_MS[app](numbers) / 1000;
+      expect([app, pod.terminationGracePeriodSeconds > pause + drainSeconds]).toEqual([app, true]);
+    }
+  });
+
+  it('runs every pod unprivileged and bounded', () => {
+    for (const workload of workloads()) {
+      const pod = workload.spec.template.spec;
+      const name = workload.metadata.name;
+      expect([name, pod.securityContext.runAsNonRoot, pod.securityContext.runAsUser > 0, pod.securityContext.seccompProfile?.type]).toEqual([name, true, true, 'RuntimeDefault']);
+      expect([name, pod.automountServiceAccountToken, named('ServiceAccount', pod.serviceAccountName)?.automountServiceAccountToken]).toEqual([name, false, false]);
+      for (const container of pod.containers) {
+        const security = container.securityContext;
+        expect([name, security.allowPrivilegeEscalation, security.readOnlyRootFilesystem, security.privileged ?? false, security.capabilities.drop]).toEqual([name, false, true, false, ['ALL']]);
+        for (const bound of ['requests', 'limits']) expect([name, bound, Object.keys(container.resources[bound]).sort()]).toEqual([name, bound, ['cpu', 'memory']]);
+      }
+    }
+  });
+
+  it('selects each Deployment’s pods, and only those, from its Service, budget and autoscaler', () => {
+    const jobPods = of('Job').map((job) => job.spec.template.metadata.labels as Record<string, string>);
+    for (const deployment of deployments()) {
+      const app = deployment.metadata.name;
+      const podLabels = deployment.spec.template.metadata.labels as Record<string, string>;
+      expect(matches(deployment.spec.selector.matchLabels, podLabels)).toBe(true);
+      expect(deployment.spec.replicas).toBeUndefined();
+      const selectors = { service: named('Service', app)!.spec.selector, budget: named('PodDisruptionBudget', app)!.spec.selector.matchLabels };
+      for (const [what, selector] of Object.entries(selectors)) {
+        const selected = deployments().filter((candidate) => matches(selector, candidate.spec.template.metadata.labels));
+        expect([app, what, selected.map((candidate) => candidate.metadata.name), jobPods.some((labels) => matches(selector, labels))]).toEqual([app, what, [app], false]);
+      }
+      const budget = named('PodDisruptionBudget', app)!.spec;
+      expect([app, (budget.minAvailable === undefined) !== (budget.maxUnavailable === undefined)]).toEqual([app, true]);
+      if (environment.name === 'production') expect([app, budget.minAvailable]).toEqual([app, 1]);
+      const autoscaler = named('HorizontalPodAutoscaler', app)!.spec;
+      expect([app, autoscaler.scaleTargetRef]).toEqual([app, { apiVersion: 'apps/v1', kind: 'Deployment', name: app }]);
+      if (PLATFORM.includes(app)) expect([app, autoscaler.minReplicas]).toEqual([app, environment.minReplicas]);
+      expect(autoscaler.maxReplicas).toBeGreaterThanOrEqual(autoscaler.minReplicas);
+    }
+  });
+
+  it('runs each service’s own image, tagged, with commands the service builds', () => {
+    for (const workload of workloads()) {
+      const app = appOf(workload);
+      for (const container of workload.spec.template.spec.containers) {
+        const [name, tag] = splitImage(container.image);
+        expect([workload.metadata.name, name.replace(/^.*\/(availability\/)/, '$1'), tag !== undefined && tag !== 'latest']).toEqual([workload.metadata.name, `availability/${app}`, true]);
+        expect(container.image).toBe(named('Deployment', app)!.spec.template.spec.containers[0].image);
+        const [node, script] = container.command as string[];
+        expect([node, script]).toEqual(['node', expect.stringMatching(new RegExp(`^dist/apps/${app}/src/[a-z-]+\\.js$`))]);
+        expect([script, existsSync(script.replace(/^dist\//, '').replace(/\.js$/, '.ts'))]).toEqual([script, true]);
+      }
+    }
+  });
+
+  it('reaches the bus, Redis and PostgreSQL as the infrastructure’s values set them up', () => {
+    const config = platformConfig();
+    const cluster = environment.nats.config.cluster;
+    const servers = config.NATS_URL.split(',');
+    if (cluster.enabled) expect(servers).toEqual(Array.from({ length: cluster.replicas }, (_, i) => `nats://platform-nats-${i}.platform-nats-headless:4222`));
+    else expect(servers).toEqual(['nats://platform-nats:4222']);
+    expect(Number(config.EVENTS_STREAM_REPLICAS)).toBe(environment.name === 'production' ? 3 : 1);
+    expect(Number(config.EVENTS_STREAM_REPLICAS)).toBeLessThanOrEqual(servers.length);
+    expect(environment.nats.config.jetstream).toMatchObject({ enabled: true, fileStore: { enabled: true, pvc: { enabled: true } } });
+
+    const redis = environment.redis;
+    expect(redis.commonConfiguration).toMatch(/^appendonly yes$/m);
+    expect(redis.commonConfiguration).toMatch(/^maxmemory-policy noeviction$/m);
+    const redisSecret = settings(named('Deployment', 'webhook-dispatcher')!).get('REDIS_URL')!.secret;
+    expect(redis.auth).toMatchObject({ enabled: true, existingSecret: redisSecret });
+    if (redis.sentinel.enabled) {
+      // The services send the Sentinels no password (connectRedis sets none).
+      expect(redis.auth.sentinel).toBe(false);
+      expect(config.REDIS_SENTINEL_MASTER).toBe(redis.sentinel.masterSet);
+      expect(config.REDIS_SENTINELS.split(',')).toEqual(Array.from({ length: redis.replica.replicaCount }, (_, i) => `platform-redis-node-${i}.platform-redis-headless:26379`));
+    } else expect(config.REDIS_SENTINELS).toBeUndefined();
+    expect(environment.name !== 'production' || redis.sentinel.enabled).toBe(true);
+
+    expect(environment.postgres).toMatchObject({ kind: 'Cluster', metadata: { name: 'platform-db' }, spec: { bootstrap: { initdb: { database: 'platform' } } } });
+    for (const workload of workloads()) {
+      const database = settings(workload).get('DATABASE_URL');
+      if (database) expect(database).toMatchObject({ secret: `${environment.postgres.metadata.name}-app`, key: 'uri', optional: false });
+    }
+    if (environment.name === 'production') expect(environment.postgres.spec.instances).toBe(3);
+  });
+
+  it('keeps every database connection under PostgreSQL’s max_connections, with every autoscaler at its maximum', () => {
+    let connections = 0;
+    for (const deployment of deployments().filter((candidate) => settings(candidate).has('DATABASE_URL'))) {
+      const numbers = effective(deployment);
+      connections += named('HorizontalPodAutoscaler', deployment.metadata.name)!.spec.maxReplicas * Number(numbers.DATABASE_POOL_SIZE) * Number(numbers.SERVICE_PROCESSES);
+    }
+    connections += of('Job').length * 2;
+    // PostgreSQL keeps 3 of max_connections for superusers (the operator's own connections).
+    expect(connections).toBeLessThan(Number(environment.postgres.spec.postgresql.parameters.max_connections) - 3);
+  });
+
+  it('lets each pod make only the connections it needs, and take only its HTTP port', () => {
+    const policies = of('NetworkPolicy');
+    const check = (workload: K8sObject, direction: 'Ingress' | 'Egress', peer: Peer, port: number | string, protocol = 'TCP') =>
+      allowed(policies, direction, workload.spec.template.metadata.labels, peer, port, protocol, workload.spec.template.spec.containers[0]);
+    const publicAddress = { ip: '8.8.8.8' };
+    for (const workload of workloads()) {
+      const name = workload.metadata.name;
+      const labels = workload.spec.template.metadata.labels;
+      for (const direction of ['Ingress', 'Egress'])
+        expect([name, direction, policies.some((policy) => matches(policy.spec.podSelector.matchLabels ?? {}, labels, policy.spec.podSelector.matchExpressions) && policy.spec.policyTypes.includes(direction))]).toEqual([name, direction, true]);
+      expect([name, 'dns', check(workload, 'Egress', { ip: '10.96.0.10' }, 53, 'UDP')]).toEqual([name, 'dns', true]);
+      expect([name, 'debugger', check(workload, 'Ingress', { ip: '10.1.2.3' }, 9229)]).toEqual([name, 'debugger', false]);
+      expect([name, 'metadata', check(workload, 'Egress', { ip: '169.254.169.254' }, 80)]).toEqual([name, 'metadata', false]);
+      const given = settings(workload);
+      if (given.has('DATABASE_URL')) expect([name, 'postgres', check(workload, 'Egress', { labels: POSTGRES_POD }, 5432)]).toEqual([name, 'postgres', true]);
+      if (workload.kind === 'Job') {
+        expect([name, check(workload, 'Ingress', { ip: '10.1.2.3' }, 3000), check(workload, 'Egress', { labels: NATS_POD }, 4222)]).toEqual([name, false, false]);
+        continue;
+      }
+      const app = appOf(workload);
+      expect([name, 'http in', check(workload, 'Ingress', { ip: '10.1.2.3' }, 'http')]).toEqual([name, 'http in', true]);
+      if (given.has('NATS_NKEY_SEED')) expect([name, 'nats', check(workload, 'Egress', { labels: NATS_POD }, 4222)]).toEqual([name, 'nats', true]);
+      if (given.has('REDIS_URL'))
+        for (const port of [6379, 26379]) expect([name, port, check(workload, 'Egress', { labels: REDIS_POD }, port)]).toEqual([name, port, true]);
+      const callsIntegrators = ['contact-directory', 'webhook-dispatcher'].includes(app);
+      expect([name, 'public', check(workload, 'Egress', publicAddress, 8443)]).toEqual([name, 'public', callsIntegrators]);
+      expect([name, 'https', check(workload, 'Egress', publicAddress, 443)]).toEqual([name, 'https', callsIntegrators || app === 'notification-service']);
+      expect([name, 'private', check(workload, 'Egress', { ip: '10.20.30.40' }, 80)]).toEqual([name, 'private', false]);
+      if (environment.apps.includes('example-integrator') && callsIntegrators)
+        expect([name, check(workload, 'Egress', { labels: named('Deployment', 'example-integrator')!.spec.template.metadata.labels }, 3004)]).toEqual([name, true]);
+    }
+  });
+
+  if (environment.name === 'production') {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await database?.drop();
+    });
+
+    it('runs each migrations Job’s command, with only the Job’s settings, to an up-to-date schema', () => {
+      for (const job of of('Job')) {
+        const container = job.spec.template.spec.containers[0];
+        const env = { ...plain(job), DATABASE_URL: database.url };
+        expect(Object.keys(env).sort()).toEqual([...settings(job).keys()].sort());
+        const run = spawnSync(container.command[0] === 'node' ? process.execPath : container.command[0], container.command.slice(1), { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000 });
+        expect([job.metadata.name, run.status, run.stderr]).toEqual([job.metadata.name, 0, '']);
+        expect(run.stdout).toContain('schema is up to date');
+      }
+    });
+
+    it('leaves a migrations table in each service’s schema', async () => {
+      const tables = await queryDatabase<{ table_schema: string }>(database.url, "SELECT table_schema FROM information_schema.tables WHERE table_name = 'migrations' ORDER BY 1");
+      expect(tables.map((row) => row.table_schema)).toEqual(['directory', 'dispatcher', 'notifications', 'offers']);
+    });
+  }
+});
+
+interface Setting {
+  value?: string;
+  secret?: string;
+  key?: string;
+  optional?: boolean;
+}
+
+/** The environment a container gets: envFrom ConfigMaps in order, then env (which wins). */
+function settingsOf(container: Record<string, any>, objects: K8sObject[]): Map<string, Setting> {
+  const result = new Map<string, Setting>();
+  const configMap = (name: string) => {
+    const found = objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === name);
+    if (!found) throw new Error(`ConfigMap ${name} is not in the overlay`);
+    return found.data as Record<string, string>;
+  };
+  for (const source of container.envFrom ?? []) {
+    if (!source.configMapRef) throw new Error(`${container.name}: secrets are given by key (env), never whole (envFrom)`);
+    for (const [name, value] of Object.entries(configMap(source.configMapRef.name))) result.set(name, { value });
+  }
+  for (const variable of container.env ?? []) {
+    const from = variable.valueFrom;
+    if (from?.secretKeyRef) result.set(variable.name, { secret: from.secretKeyRef.name, key: from.secretKeyRef.key, optional: from.secretKeyRef.optional ?? false });
+    else if (from?.configMapKeyRef) result.set(variable.name, { value: configMap(from.configMapKeyRef.name)[from.configMapKeyRef.key] });
+    else if (variable.value !== undefined) result.set(variable.name, { value: variable.value });
+    else throw new Error(`${container.name}: ${variable.name} has a source this test does not read`);
+  }
+  return result;
+}
+
+function configMapName(deployment: K8sObject, base: string): string {
+  const ref = deployment.spec.template.spec.containers[0].envFrom.find((source: { configMapRef: { name: string } }) => source.configMapRef.name.startsWith(`${base}-`));
+  return ref.configMapRef.name;
+}
+
+function matches(selector: Record<string, string>, labels: Record<string, string>, expressions: Array<{ key: string; operator: string; values: string[] }> = []): boolean {
+  return (
+    Object.entries(selector).every(([key, value]) => labels[key] === value) &&
+    expressions.every((expression) => {
+      if (expression.operator !== 'In') throw new Error(`selector operator ${expression.operator} is not read by this test`);
+      return expression.values.includes(labels[expression.key]);
+    })
+  );
+}
+
+interface Peer {
+  labels?: Record<string, string>;
+  ip?: string;
+}
+
+/** NetworkPolicy semantics for pods of one namespace: isolated in a direction once a policy of that direction selects the pod. */
+function allowed(policies: K8sObject[], direction: 'Ingress' | 'Egress', podLabels: Record<string, string>, peer: Peer, port: number | string, protocol: string, container: Record<string, any>): boolean {
+  const selecting = policies.filter((policy) => policy.spec.policyTypes.includes(direction) && matches(policy.spec.podSelector.matchLabels ?? {}, podLabels, policy.spec.podSelector.matchExpressions));
+  if (selecting.length === 0) return true;
+  const portNumber = typeof port === 'number' ? port : container.ports.find((candidate: { name: string }) => candidate.name === port)?.containerPort;
+  const portMatches = (rulePort: { port?: number | string; protocol?: string }) =>
+    (rulePort.protocol ?? 'TCP') === protocol &&
+    (rulePort.port === undefined || rulePort.port === port || rulePort.port === portNumber || (direction === 'Ingress' && typeof rulePort.port === 'string' && container.ports.find((candidate: { name: string }) => candidate.name === rulePort.port)?.containerPort === portNumber));
+  const peerMatches = (rulePeer: { podSelector?: { matchLabels?: Record<string, string> }; ipBlock?: { cidr: string; except?: string[] }; namespaceSelector?: unknown }) => {
+    if (rulePeer.namespaceSelector) throw new Error('namespaceSelector is not read by this test');
+    if (rulePeer.podSelector) return peer.labels !== undefined && matches(rulePeer.podSelector.matchLabels ?? {}, peer.labels);
+    if (rulePeer.ipBlock) return peer.ip !== undefined && inCidr(peer.ip, rulePeer.ipBlock.cidr) && !(rulePeer.ipBlock.except ?? []).some((cidr) => inCidr(peer.ip!, cidr));
+    return false;
+  };
+  return selecting.some((policy) =>
+    (policy.spec[direction === 'Ingress' ? 'ingress' : 'egress'] ?? []).some((rule: Record<string, any>) => {
+      const peers = rule[direction === 'Ingress' ? 'from' : 'to'];
+      return (rule.ports === undefined || rule.ports.some(portMatches)) && (peers === undefined || peers.some(peerMatches));
+    }),
+  );
+}
+
+function inCidr(ip: string, cidr: string): boolean {
+  if (cidr.includes(':')) return false;
+  const [base, bits] = cidr.split('/');
+  const size = 2 ** (32 - Number(bits));
+  const toNumber = (address: string) => address.split('.').reduce((sum, octet) => sum * 256 + Number(octet), 0);
+  return Math.floor(toNumber(ip) / size) === Math.floor(toNumber(base) / size);
+}
+
+/** Helm's values merge: maps merge, anything else is replaced. */
+function mergeValues(base: unknown, overlay: unknown): unknown {
+  if (typeof base !== 'object' || base === null || Array.isArray(base) || typeof overlay !== 'object' || overlay === null || Array.isArray(overlay)) return overlay;
+  const merged: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(overlay as Record<string, unknown>)) merged[key] = key in merged ? mergeValues(merged[key], value) : value;
+  return merged;
+}
