@@ -65,6 +65,26 @@ export interface NatsServerConfigOptions {
   extraUsers?: NatsUser[];
   /** HTTP monitoring port (`/connz`, `/varz`), none when absent. */
   monitorPort?: number;
+  /** The server's name, unique in its cluster (JetStream in a cluster requires one). */
+  serverName?: string;
+  /** Makes the server one node of a NATS cluster; a single server when absent. */
+  cluster?: NatsClusterOptions;
+}
+
+/** One node's `cluster` block: every node of a cluster gets the same name, routes and route credentials. */
+export interface NatsClusterOptions {
+  /** The cluster's name, the same on every node. */
+  name: string;
+  /** `host:port` this node accepts route connections from the other nodes on. */
+  listen: string;
+  /** `host:port` of the other nodes' route listeners (listing this node's own too is harmless). */
+  routes: string[];
+  /**
+   * The credentials route connections present and this node requires of them: the same on every
+   * node, and no client's, so no client can pose as a node (client users cannot open routes anyway).
+   */
+  routeUser: string;
+  routePassword: string;
 }
 
 /**
@@ -78,10 +98,24 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
     ...(options.extraUsers ?? []),
   ];
   const config = {
+    ...(options.serverName ? { server_name: options.serverName } : {}),
     listen: options.listen,
     ...(options.monitorPort ? { http_port: options.monitorPort } : {}),
+    // sync_interval is left at the server's default (fsync every 2 minutes): with replicas, a message is
+    // acknowledged only once a majority of the nodes hold it (docs/operator-guide.md, on a NATS cluster).
     jetstream: { store_dir: options.storeDir },
     authorization: { users },
+    ...(options.cluster ? { cluster: clusterBlock(options.cluster) } : {}),
   };
   return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+function clusterBlock(cluster: NatsClusterOptions) {
+  const credentials = `${encodeURIComponent(cluster.routeUser)}:${encodeURIComponent(cluster.routePassword)}`;
+  return {
+    name: cluster.name,
+    listen: cluster.listen,
+    authorization: { user: cluster.routeUser, password: cluster.routePassword },
+    routes: cluster.routes.map((route) => `nats-route://${credentials}@${route}`),
+  };
 }

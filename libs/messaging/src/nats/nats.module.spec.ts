@@ -12,6 +12,13 @@ describe('natsConnectionOptions', () => {
     expect(typeof options.authenticator).toBe('function');
   });
 
+  it('takes every server of a NATS_URL list (spaces allowed) and never stops reconnecting across them', () => {
+    const options = natsConnectionOptions({ ...base, servers: 'nats://a:4222, nats://b:4222 ,nats://c:4222' });
+    expect(options.servers).toEqual(['nats://a:4222', 'nats://b:4222', 'nats://c:4222']);
+    expect(options).toMatchObject({ maxReconnectAttempts: -1 });
+    expect(options.noRandomize).not.toBe(true);
+  });
+
   it('refuses to start without a seed where credentials are required (production), naming the variable only', () => {
     expect(() => natsConnectionOptions({ ...base, requireCredentials: true })).toThrow(/NATS_NKEY_SEED: must be set/);
     expect(natsConnectionOptions(base).authenticator).toBeUndefined();

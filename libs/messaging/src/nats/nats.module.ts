@@ -29,10 +29,12 @@ export function natsConnectionOptions(options: NatsOptions): ConnectionOptions {
     throw new ConfigValidationError(['NATS_NKEY_SEED: must be set when NODE_ENV is production (npm run nats:config makes one per service)']);
   }
   return {
-    servers: options.servers.split(','),
+    // Every server of a cluster: the client starts on one and, when it goes, reconnects to another.
+    servers: options.servers.split(',').map((server) => server.trim()).filter(Boolean),
     name: options.name,
     inboxPrefix: busInboxPrefix(options.name, options.subjectPrefix),
     ...(options.nkeySeed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.nkeySeed)) } : {}),
+    // Never gives up: a service outlives any server of the cluster, or the whole cluster, going away.
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     // No stack trace captured per request/publish, a measurable cost on the hot path.
