@@ -10,3 +10,4 @@ export * from './test-certificates.js';
 export * from './test-nats-server.js';
 export * from './nats-server-process.js';
 export * from './test-redis-server.js';
+export * from './test-nats-cluster.js';

@@ -55,10 +55,15 @@ export class NatsServerProcess {
   }
 
   async stop(): Promise<void> {
+    await this.kill('SIGTERM');
+  }
+
+  /** Sends `signal` (a crash with SIGKILL: nothing flushed, no goodbye to the cluster) and waits for the exit. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     killOnExit.delete(this.child);
     if (this.child.exitCode !== null || this.child.signalCode !== null || this.child.pid === undefined) return;
     const exited = once(this.child, 'exit');
-    this.child.kill('SIGTERM');
+    this.child.kill(signal);
     await exited;
   }
 }

@@ -3,6 +3,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { BusCredentials, BusService } from '@availability/messaging';
 import { Redis } from 'ioredis';
+import { startTestNatsCluster, type TestNatsCluster } from './test-nats-cluster.js';
 import { startTestNatsServer } from './test-nats-server.js';
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -29,6 +30,8 @@ export interface TestEventNamespace {
   env: Record<string, string>;
   /** The services' nkeys and sealing keys on this suite's server. */
   credentials: BusCredentials;
+  /** The three-node cluster the namespace lives on, when it was asked for one (its nodes can be killed and restarted). */
+  cluster?: TestNatsCluster;
   /**
    * A client of this suite's server: by default the suite's own unrestricted user; a service's name
    * connects as that service (with its permissions), `anonymous` with no credentials.
@@ -46,18 +49,31 @@ export interface TestEventNamespace {
   dispose(): Promise<void>;
 }
 
-export async function createTestEventNamespace(): Promise<TestEventNamespace> {
+export interface TestEventNamespaceOptions {
+  /** On a three-node NATS cluster, the stream kept on all three (EVENTS_STREAM_REPLICAS=3), instead of one server. */
+  natsCluster?: boolean;
+}
+
+export async function createTestEventNamespace(options: TestEventNamespaceOptions = {}): Promise<TestEventNamespace> {
   const id = randomBytes(5).toString('hex');
   const stream = `TEST_${id}`;
   const prefix = `t${id}.`;
-  const server = await startTestNatsServer({ subjectPrefix: prefix, stream });
+  const cluster = options.natsCluster ? await startTestNatsCluster({ subjectPrefix: prefix, stream }) : undefined;
+  const server = cluster ?? (await startTestNatsServer({ subjectPrefix: prefix, stream }));
   const nc: NatsConnection = await server.connect();
   const jsm = await jetstreamManager(nc);
   return {
     stream,
     prefix,
-    env: { EVENTS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, NATS_URL: server.url, QUEUE_PREFIX: `test_${id}` },
+    env: {
+      EVENTS_STREAM: stream,
+      NATS_SUBJECT_PREFIX: prefix,
+      NATS_URL: server.url,
+      QUEUE_PREFIX: `test_${id}`,
+      ...(cluster ? { EVENTS_STREAM_REPLICAS: '3' } : {}),
+    },
     credentials: server.credentials,
+    cluster,
     connect: (as) => server.connect(as),
     busViolations: () => server.violations(),
     async messages(subject?: string) {

@@ -1,20 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
-import {
-  type BusCredentials,
-  type BusNamespace,
-  type BusService,
-  busInboxPrefix,
-  busServiceEnv,
-  createNkeyPair,
-  generateBusCredentials,
-  type NkeyPair,
-  natsServerConfig,
-} from '@availability/messaging';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { type BusCredentials, type BusNamespace, type BusService, busServiceEnv, natsServerConfig } from '@availability/messaging';
 import { freePort } from './free-port.js';
 import { NatsServerProcess } from './nats-server-process.js';
+import { connectToTestBus, createTestBusUsers, runningTestBuses } from './test-bus.js';
 
 /**
  * A private, authenticated nats-server (the machine's binary, JetStream on) for one test suite:
@@ -35,12 +26,12 @@ export interface TestNatsServer {
   stop(): Promise<void>;
 }
 
-/** Servers by URL, so ServiceProcess can hand a service the credentials of the server it is pointed at. */
-const running = new Map<string, TestNatsServer>();
-
-/** The bus settings of `app` on the test server at `natsUrl` (none for a server this process did not start). */
+/**
+ * The bus settings of `app` on the test server or cluster at `natsUrl` (none for one this process did
+ * not start).
+ */
 export function testBusEnv(natsUrl: string | undefined, app: string): Record<string, string> {
-  const server = natsUrl ? running.get(natsUrl) : undefined;
+  const server = natsUrl ? runningTestBuses.get(natsUrl) : undefined;
   return server ? busServiceEnv(app, server.credentials) : {};
 }
 
@@ -48,11 +39,10 @@ export async function startTestNatsServer(namespace: BusNamespace): Promise<Test
   const dir = await mkdtemp(join(tmpdir(), 'ap-nats-'));
   const port = await freePort();
   const url = `nats://127.0.0.1:${port}`;
-  const credentials = generateBusCredentials();
-  const observer: NkeyPair = createNkeyPair();
-  const services = Object.fromEntries(Object.entries(credentials.services).map(([service, pair]) => [service, pair.publicKey])) as Record<BusService, string>;
+  const users = createTestBusUsers();
+  const { credentials, services } = users;
   const configFile = join(dir, 'nats-server.conf');
-  await writeFile(configFile, natsServerConfig({ listen: `127.0.0.1:${port}`, storeDir: join(dir, 'jetstream'), namespace, services, extraUsers: [{ nkey: observer.publicKey }] }));
+  await writeFile(configFile, natsServerConfig({ listen: `127.0.0.1:${port}`, storeDir: join(dir, 'jetstream'), namespace, services, extraUsers: [{ nkey: users.observer.publicKey }] }));
 
   const natsServer = await NatsServerProcess.start(configFile).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true });
@@ -62,22 +52,14 @@ export async function startTestNatsServer(namespace: BusNamespace): Promise<Test
   const server: TestNatsServer = {
     url,
     credentials,
-    connect(as = 'observer') {
-      const seed = as === 'anonymous' ? undefined : as === 'observer' ? observer.seed : credentials.services[as].seed;
-      return connect({
-        servers: url,
-        name: `test-${as}`,
-        ...(seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)) } : {}),
-        ...(as !== 'anonymous' && as !== 'observer' ? { inboxPrefix: busInboxPrefix(as, namespace.subjectPrefix) } : {}),
-      });
-    },
+    connect: (as = 'observer') => connectToTestBus([url], users, namespace, as),
     violations: () => natsServer.violations(),
     async stop() {
       await natsServer.stop();
-      running.delete(url);
+      runningTestBuses.delete(url);
       await rm(dir, { recursive: true, force: true });
     },
   };
-  running.set(url, server);
+  runningTestBuses.set(url, server);
   return server;
 }

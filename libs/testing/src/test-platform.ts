@@ -3,7 +3,7 @@ import { DirectoryAdminClient } from '@availability/platform-client';
 import { generateSigningKeysJson } from '@availability/webhook-signing';
 import { freePort, ServiceProcess } from './service-process.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
-import { createTestEventNamespace, type TestEventNamespace } from './test-events.js';
+import { createTestEventNamespace, type TestEventNamespace, type TestEventNamespaceOptions } from './test-events.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -21,9 +21,10 @@ export interface TestPlatform {
   stop(): Promise<void>;
 }
 
-export async function startTestPlatform(apps: string[], extraEnv: Record<string, string> = {}): Promise<TestPlatform> {
+/** `natsCluster`: on a three-node NATS cluster with the stream replicated three times (`platform.events.cluster`). */
+export async function startTestPlatform(apps: string[], extraEnv: Record<string, string> = {}, options: TestEventNamespaceOptions = {}): Promise<TestPlatform> {
   const database = await createTestDatabase();
-  const events = await createTestEventNamespace();
+  const events = await createTestEventNamespace(options);
   // One signing key for every service of the run, generated now: contact-directory and webhook-dispatcher
   // both sign v1a, and the dispatcher publishes the key.
   const env = {
