@@ -1,20 +1,27 @@
-# One image for every service; the compose file picks the app with the command.
-FROM node:22-bookworm-slim AS build
+# syntax=docker/dockerfile:1
+# One pattern for every service's image. The build context is the service's image input,
+# dist/images/<app>, which `npx nx run <app>:prune` writes: the app's compiled code and the compiled
+# libs it imports, under dist/ as in the workspace, and a package.json and package-lock.json pruned to
+# the npm packages that code imports. `npx nx run <app>:container` builds it:
+#   docker build -f Dockerfile --build-arg APP=<app> -t availability/<app>:latest dist/images/<app>
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS dependencies
 WORKDIR /platform
 COPY package.json package-lock.json ./
-COPY apps apps
-COPY libs libs
-COPY tools tools
-RUN npm ci --no-audit --no-fund
-COPY tsconfig.base.json tsconfig.json .swcrc ./
-RUN npm run build && npm prune --omit=dev
+RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:22-bookworm-slim
-ENV NODE_ENV=production HTTP_HOST=0.0.0.0
+FROM ${NODE_IMAGE}
+ARG APP
+# What the container runs unless told otherwise; the dev tools image names its own.
+ARG MAIN=dist/apps/${APP}/src/main.js
+ENV NODE_ENV=production HTTP_HOST=0.0.0.0 APP=${APP} MAIN=${MAIN}
 WORKDIR /platform
-COPY --from=build /platform/package.json ./
-COPY --from=build /platform/node_modules node_modules
-COPY --from=build /platform/dist dist
+COPY --from=dependencies /platform/node_modules node_modules
+COPY package.json ./
+COPY dist dist
+# Fails the build when the context is not APP's image input.
+RUN test -n "$APP" && test -f "$MAIN"
+# Owned by root and run as node: the service cannot change its own code.
 USER node
-# e.g. `node dist/apps/offers-api/src/main.js`
-CMD ["node", "dist/apps/offers-api/src/main.js"]
+CMD ["sh", "-c", "exec node \"$MAIN\""]
