@@ -1,9 +1,9 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** What the build compiles (`npm run build`): TypeScript under these folders, and the compiler's settings. */
+/** What the build compiles (`npm run build`): TypeScript under these folders, and the settings of the build and compiler. */
 const SOURCE_ROOTS = ['apps', 'libs', 'tools'];
-const SETTINGS = ['.swcrc', 'package.json', 'tsconfig.base.json'];
+const SETTINGS = ['.swcrc', 'nx.json', 'package.json', 'tsconfig.base.json'];
 const SKIPPED = new Set(['node_modules', 'dist', 'test', 'bench-results', '.stryker-tmp']);
 
 function newestSource(dir, newest) {
@@ -17,14 +17,20 @@ function newestSource(dir, newest) {
 }
 
 /**
- * True when `dist` is missing the built CLI or older than a source file or a compiler setting, so the
- * CLI rebuilds only when something changed. The built CLI's own file stands for the build's time: the
- * build writes every file of `dist` each time.
+ * When the last build the CLI ran had started. The build is cached per project and rewrites only what
+ * changed, so no file it writes says when it last ran as a whole.
+ */
+const STAMP = 'dist/.cli-build';
+
+/**
+ * True when `dist` is missing the built CLI, or a source file or a compiler setting changed since the
+ * last build the CLI ran, so the CLI rebuilds only when something changed.
  */
 export function needsBuild(root) {
   let builtAt;
   try {
-    builtAt = statSync(join(root, 'dist/tools/cli/src/main.js')).mtimeMs;
+    statSync(join(root, 'dist/tools/cli/src/main.js'));
+    builtAt = statSync(join(root, STAMP)).mtimeMs;
   } catch {
     return true;
   }
@@ -38,4 +44,11 @@ export function needsBuild(root) {
   }
   for (const folder of SOURCE_ROOTS) newest = newestSource(join(root, folder), newest);
   return newest > builtAt;
+}
+
+/** Records a successful build that started at `startedAt` (ms): what changed after that still needs one. */
+export function recordBuild(root, startedAt) {
+  const stamp = join(root, STAMP);
+  writeFileSync(stamp, '');
+  utimesSync(stamp, startedAt / 1000, startedAt / 1000);
 }
