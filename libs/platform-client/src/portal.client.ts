@@ -1,52 +1,20 @@
+import type {
+  CompanyProfileView,
+  ContactSuggestionView,
+  SuggestionProviderChoiceView,
+  SuggestionProviderOutcomeView,
+  SuggestionRatingView,
+  SuggestionsSearchView,
+} from '@availability/contracts';
 import { expectStatus, request } from './http.js';
 
-export interface CompanyProfile {
-  organisationId: string;
-  baseUrl: string | null;
-  secretSet: boolean;
-  savedAt: string | null;
-  suggestionsEnabled: boolean;
-  rotation: { previousSecretActive: boolean; previousSecretExpiresAt: string | null };
-  /** How calls to the organisation are signed: `hmac`, `v1`, `v1a` (integrator guide, "Signatures"). */
-  signatureSchemes: Array<'hmac' | 'v1' | 'v1a'>;
-}
-
-export interface SuggestionRating {
-  rating: number;
-  ratingProvider: string;
-  lastWorked: string;
-}
-
-export interface ContactSuggestionResult {
-  name: string;
-  emailAddress: string;
-  profileImageUrl?: string;
-  ratings: SuggestionRating[];
-  organisationId: string;
-  organisationIds: string[];
-}
-
-export interface SuggestionProviderOutcome {
-  organisationId: string;
-  name: string | null;
-  status: 'ok' | 'timeout' | 'error' | 'invalid';
-  returned: number;
-  dropped: number;
-  durationMs: number;
-  error?: string;
-}
-
-export interface SuggestionProviderChoice {
-  organisationId: string;
-  name: string;
-  /** Searches of my organisation that name no provider go to this one. */
-  enabled: boolean;
-}
-
-export interface SuggestionsSearchResult {
-  suggestions: ContactSuggestionResult[];
-  providers: SuggestionProviderOutcome[];
-}
+// The portal's answers, as contact-directory documents them (libs/contracts views).
+export type CompanyProfile = CompanyProfileView;
+export type ContactSuggestionResult = ContactSuggestionView;
+export type SuggestionProviderChoice = SuggestionProviderChoiceView;
+export type SuggestionProviderOutcome = SuggestionProviderOutcomeView;
+export type SuggestionRating = SuggestionRatingView;
+export type SuggestionsSearchResult = SuggestionsSearchView;
 
 /** Issues a portal sign-in token (`put_…`) to a portal user through contact-directory's admin API. */
 export async function issuePortalUserToken(directoryUrl: string, adminToken: string, userId: string): Promise<{ id: string; token: string }> {
