@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { currentTraceId, metricsRegistry, redisAt, runWithTraceId } from '@availability/service-core';
+import { currentRequestId, currentTraceId, currentTraceparent, metricsRegistry, redisAt, runInTrace } from '@availability/service-core';
 import { eventually } from '@availability/testing';
 import { JobQueues } from './job-queues.js';
 import { QueueName } from './queue-name.js';
@@ -40,13 +40,20 @@ describe('JobQueues (real Redis)', () => {
     expect(await jobs.ping()).toBe('PONG');
   });
 
-  it('runs a job with the trace id of the work that added it, and reports queue depth by state', async () => {
-    const seen: Array<string | undefined> = [];
-    await runWithTraceId('trace-from-request', () => jobs.add(QueueName.PushNotification, 'push', { n: 1 }, { jobId: 'traced', delay: 400 }));
+  it('runs a job in the trace of the work that added it, and reports queue depth by state', async () => {
+    const seen: Array<{ traceId?: string; traceparent?: string; requestId?: string }> = [];
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await runInTrace({ traceparent, requestId: 'request-from-caller' }, () => jobs.add(QueueName.PushNotification, 'push', { n: 1 }, { jobId: 'traced', delay: 400 }));
     const metrics = await metricsRegistry.getSingleMetricAsString('queue_jobs');
     expect(metrics).toMatch(new RegExp(`queue_jobs\\{queue="${QueueName.PushNotification}",state="delayed"\\} 1`));
-    jobs.process<{ n: number }>(QueueName.PushNotification, async () => void seen.push(currentTraceId()), { concurrency: 1 });
+    expect((await jobs.queue(QueueName.PushNotification).getJob('traced'))?.data).toEqual({ n: 1, traceparent, requestId: 'request-from-caller' });
+    jobs.process<{ n: number }>(
+      QueueName.PushNotification,
+      async () => void seen.push({ traceId: currentTraceId(), traceparent: currentTraceparent(), requestId: currentRequestId() }),
+      { concurrency: 1 },
+    );
     await eventually(() => seen.length === 1, 10_000, 'the job');
-    expect(seen).toEqual(['trace-from-request']);
+    // Tracing off: the job continues the carried trace with no span of its own.
+    expect(seen).toEqual([{ traceId: '0af7651916cd43dd8448eb211c80319c', traceparent, requestId: 'request-from-caller' }]);
   });
 });

@@ -2,7 +2,9 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { type Job, type JobsOptions, Queue, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { connectRedis, currentTraceId, type HealthContributor, observeGauge, type RedisTarget, runWithTraceId } from '@availability/service-core';
+import { SpanKind } from '@opentelemetry/api';
+import { ATTR_MESSAGING_DESTINATION_NAME, ATTR_MESSAGING_MESSAGE_ID, ATTR_MESSAGING_OPERATION_TYPE, ATTR_MESSAGING_SYSTEM_NAME } from '@opentelemetry/semantic-conventions/incubating';
+import { type CarriedTrace, connectRedis, currentTrace, type HealthContributor, inSpan, observeGauge, type RedisTarget, tracingOn } from '@availability/service-core';
 import type { QueueName } from './queue-name.js';
 
 export interface JobQueuesOptions {
@@ -17,13 +19,13 @@ export const JOB_QUEUES_OPTIONS = Symbol('JOB_QUEUES_OPTIONS');
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children'] as const;
 
 /**
- * Job data carries the trace id of the work that enqueued it (`traceId`), so the job's logs can be
- * found from the request that caused it. Only plain-object data is traced.
+ * Job data carries the trace of the work that enqueued it (`traceparent`, and `requestId` when there
+ * is one), so the job, run now or as a retry an hour later, joins the trace of the request that
+ * caused it. Only plain-object data is traced; data that carries its own trace keeps it.
  */
-function withTraceId<T>(data: T): T {
-  const traceId = currentTraceId();
-  if (!traceId || typeof data !== 'object' || data === null || Array.isArray(data) || 'traceId' in data) return data;
-  return { ...data, traceId };
+export function withTrace<T>(data: T, trace: CarriedTrace = currentTrace()): T {
+  if (!trace.traceparent || typeof data !== 'object' || data === null || Array.isArray(data) || 'traceparent' in data) return data;
+  return trace.requestId === undefined ? { ...data, traceparent: trace.traceparent } : { ...data, traceparent: trace.traceparent, requestId: trace.requestId };
 }
 
 /** `token` is the worker's lock token: needed to move a job back to delayed (e.g. to honour Retry-After). */
@@ -65,11 +67,11 @@ export class JobQueues implements OnModuleDestroy {
 
   /** Adds a job; a job with the same `jobId` that still exists is left as it is (de-duplication). */
   async add<T>(name: QueueName, jobName: string, data: T, options: JobsOptions & { jobId: string }): Promise<void> {
-    await this.queue(name).add(jobName, withTraceId(data), options);
+    await this.queue(name).add(jobName, withTrace(data), options);
   }
 
   async addBulk<T>(name: QueueName, jobs: Array<{ name: string; data: T; opts: JobsOptions & { jobId: string } }>): Promise<void> {
-    if (jobs.length > 0) await this.queue(name).addBulk(jobs.map((job) => ({ ...job, data: withTraceId(job.data) })));
+    if (jobs.length > 0) await this.queue(name).addBulk(jobs.map((job) => ({ ...job, data: withTrace(job.data) })));
   }
 
   /** Starts processing a queue in this process. */
@@ -77,7 +79,8 @@ export class JobQueues implements OnModuleDestroy {
     // A worker blocks its connection while waiting for jobs, so it gets its own.
     const connection = this.connection.duplicate();
     this.queue(name); // so its depth is reported
-    const traced: JobProcessor<T> = (job, token) => runWithTraceId((job.data as { traceId?: unknown } | undefined)?.traceId, () => processor(job, token));
+    const traced: JobProcessor<T> = (job, token) =>
+      inSpan(`process ${name}`, { kind: SpanKind.CONSUMER, from: job.data as CarriedTrace, attributes: tracingOn() ? jobAttributes(name, job) : undefined }, () => processor(job, token));
     const worker = new Worker<T>(name, traced, { ...options, connection, prefix: this.options.prefix });
     worker.on('error', (error) => this.logger.warn(`${name} worker: ${error.message}`));
     this.workers.push({ worker: worker as Worker, connection });
@@ -95,6 +98,17 @@ export class JobQueues implements OnModuleDestroy {
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     await Promise.all([this.connection, ...this.workers.map((w) => w.connection)].map((c) => c.quit().catch(() => undefined)));
   }
+}
+
+function jobAttributes(queue: QueueName, job: Job) {
+  return {
+    [ATTR_MESSAGING_SYSTEM_NAME]: 'bullmq',
+    [ATTR_MESSAGING_OPERATION_TYPE]: 'process',
+    [ATTR_MESSAGING_DESTINATION_NAME]: queue,
+    [ATTR_MESSAGING_MESSAGE_ID]: job.id,
+    'bullmq.job.name': job.name,
+    'bullmq.job.attempts_made': job.attemptsMade,
+  };
 }
 
 @Injectable()

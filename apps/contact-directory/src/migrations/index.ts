@@ -1,4 +1,4 @@
-import { outboxPayloadTextMigration, outboxTraceIdMigration } from '@availability/messaging';
+import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration } from '@availability/messaging';
 import { DIRECTORY_SCHEMA } from '../directory/directory.repository.js';
 import { CreateDirectory1763900000000 } from './1763900000000-create-directory.js';
 import { PortalAndContacts1764000000000 } from './1764000000000-portal-and-contacts.js';
@@ -13,4 +13,5 @@ export const DIRECTORY_MIGRATIONS = [
   SuggestionProviderConsent1764300000000,
   SignatureSchemes1764400000000,
   outboxPayloadTextMigration(DIRECTORY_SCHEMA, 1764500000000),
+  outboxTraceparentMigration(DIRECTORY_SCHEMA, 1764800000000),
 ];

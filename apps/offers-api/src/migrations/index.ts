@@ -1,4 +1,4 @@
-import { outboxPayloadTextMigration, outboxTraceIdMigration } from '@availability/messaging';
+import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration } from '@availability/messaging';
 import { OFFERS_SCHEMA } from '../offers/offers.repository.js';
 import { CreateOffers1763800000000 } from './1763800000000-create-offers.js';
 import { OfferVersion1763810000000 } from './1763810000000-offer-version.js';
@@ -13,4 +13,5 @@ export const OFFERS_MIGRATIONS = [
   RecipientWithoutOfferCheck1764400000000,
   RecipientWorkerUuid1764410000000,
   outboxPayloadTextMigration(OFFERS_SCHEMA, 1764500000000),
+  outboxTraceparentMigration(OFFERS_SCHEMA, 1764800000000),
 ];

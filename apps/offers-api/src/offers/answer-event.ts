@@ -8,7 +8,9 @@ export interface AnswerEvent {
   subject: typeof EventSubject.OfferResponseRecorded;
   /** occurredAt and respondedAt: the moment the answer was taken. */
   at: string;
-  traceId?: string;
+  /** The trace of the request that answered (see OutboxMessage). */
+  traceparent?: string;
+  requestId?: string;
 }
 
 /** Stands in for what only the locked rows know, so the rest of the event can be checked before the statement runs. */
@@ -33,5 +35,5 @@ export function answerEvent(offerId: string, workerId: string, response: WorkerA
     respondedAt: at.toISOString(),
   };
   const checked = outboxMessage(EventSubject.OfferResponseRecorded, event);
-  return { eventId: checked.eventId, subject: EventSubject.OfferResponseRecorded, at: event.occurredAt, traceId: checked.traceId };
+  return { eventId: checked.eventId, subject: EventSubject.OfferResponseRecorded, at: event.occurredAt, traceparent: checked.traceparent, requestId: checked.requestId };
 }

@@ -41,7 +41,7 @@ WITH new_offer AS (
   INSERT INTO offers.recipient (offer_id, worker_id, name)
   SELECT $1, (w.pair->>0)::uuid, w.pair->>1 FROM json_array_elements($10::json) WITH ORDINALITY AS w(pair, n) ORDER BY w.n
 )
-INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id) VALUES ($11, $12, $13::json, $14)` };
+INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id, traceparent) VALUES ($11, $12, $13::json, $14, $15)` };
 export const INSERT_OFFER_SQL = INSERT_OFFER.text;
 
 /** The offer exactly as spec 2.3 shapes it, built by Postgres as JSON text (no parse/serialise in Node). */
@@ -97,11 +97,11 @@ const ANSWER: PreparedStatement = {
            UPDATE offers.offer SET version = version + 1, updated_at = $4::timestamptz
            WHERE id = $1::uuid AND EXISTS (SELECT FROM answered)
          ), event AS (
-           INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id)
+           INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id, traceparent)
            SELECT $5::uuid, $6::text, json_build_object(
              'eventId', $5::uuid, 'occurredAt', $7::text, 'organisationId', a.organisation_id,
              'offerId', $1::uuid, 'workerId', $2::uuid, 'response', $3::text, 'previousResponse', a.previous, 'respondedAt', $7::text
-           ), $8::text
+           ), $8::text, $9::text
            FROM answered a
          )
          SELECT t.organisation_id AS "organisationId", t.widthdrawn, t.complete, t.ended, t.response,
@@ -148,7 +148,8 @@ export function insertOfferParams(offer: NewOffer, event: OutboxMessage): unknow
     event.eventId,
     event.subject,
     event.payload,
-    event.traceId ?? null,
+    event.requestId ?? null,
+    event.traceparent ?? null,
   ];
 }
 
@@ -223,7 +224,8 @@ export class OffersRepository {
       event.eventId,
       event.subject,
       event.at,
-      event.traceId ?? null,
+      event.requestId ?? null,
+      event.traceparent ?? null,
     ]);
     return rows[0];
   }

@@ -1,4 +1,4 @@
-import { outboxPayloadTextMigration, outboxTraceIdMigration, parkedEventsMigration } from '@availability/messaging';
+import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration, parkedEventsMigration } from '@availability/messaging';
 import { DISPATCHER_SCHEMA } from '../delivery/deliveries.repository.js';
 import { CreateDispatcher1764100000000 } from './1764100000000-create-dispatcher.js';
 import { HeldDeliveries1764300000000 } from './1764300000000-held-deliveries.js';
@@ -12,4 +12,5 @@ export const DISPATCHER_MIGRATIONS = [
   OverdueDeliveries1764400000000,
   outboxPayloadTextMigration(DISPATCHER_SCHEMA, 1764500000000),
   parkedEventsMigration(DISPATCHER_SCHEMA, 1764600000000),
+  outboxTraceparentMigration(DISPATCHER_SCHEMA, 1764800000000),
 ];

@@ -9,8 +9,18 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
+import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import {
+  ATTR_MESSAGING_CONSUMER_GROUP_NAME,
+  ATTR_MESSAGING_DESTINATION_NAME,
+  ATTR_MESSAGING_MESSAGE_ID,
+  ATTR_MESSAGING_OPERATION_NAME,
+  ATTR_MESSAGING_OPERATION_TYPE,
+  ATTR_MESSAGING_SYSTEM_NAME,
+} from '@opentelemetry/semantic-conventions/incubating';
 import { eventProblem } from '@availability/contracts';
-import { observeGauges, runWithTraceId, TRACE_ID_HEADER } from '@availability/service-core';
+import { failed, inSpan, observeGauges, tracingOn } from '@availability/service-core';
+import { carriedTrace } from '../nats/trace-headers.js';
 import type { ParkedEvent } from './parked-events.js';
 
 /**
@@ -170,38 +180,61 @@ export class DurableConsumer {
     }
   }
 
-  private async handle(message: JsMsg): Promise<void> {
+  /**
+   * Each event is handled in the trace of the work that published it (its `traceparent` header), in
+   * a consumer span when tracing is on, so its logs, jobs and calls join that trace.
+   */
+  private handle(message: JsMsg): Promise<void> {
+    const prefix = this.options.checking?.subjectPrefix ?? '';
+    const subject = message.subject.startsWith(prefix) ? message.subject.slice(prefix.length) : message.subject;
+    return inSpan(`process ${subject}`, { kind: SpanKind.CONSUMER, from: carriedTrace(message), attributes: tracingOn() ? this.spanAttributes(message) : undefined }, (span) =>
+      this.handleInTrace(message, subject, span),
+    );
+  }
+
+  private async handleInTrace(message: JsMsg, subject: string, span: Span | undefined): Promise<void> {
     let payload: unknown;
     try {
       payload = message.json();
     } catch {
-      await this.setAside(message, 'not JSON');
+      await this.setAside(message, 'not JSON', span);
       return;
     }
-    const checking = this.options.checking;
-    if (checking) {
-      const subject = message.subject.startsWith(checking.subjectPrefix) ? message.subject.slice(checking.subjectPrefix.length) : message.subject;
+    if (this.options.checking) {
       const problem = eventProblem(subject, payload);
       if (problem) {
-        await this.setAside(message, `does not match the schema of ${subject}: ${problem}`);
+        await this.setAside(message, `does not match the schema of ${subject}: ${problem}`, span);
         return;
       }
     }
     try {
-      // The trace id of the request that caused the event (set by the outbox relay) follows into the handler's logs and jobs.
-      await runWithTraceId(message.headers?.get(TRACE_ID_HEADER), () => this.handler(message.subject, payload, message));
+      await this.handler(message.subject, payload, message);
       message.ack();
     } catch (error) {
+      failed(span, error);
       if (error instanceof PoisonMessageError) {
-        await this.setAside(message, error.message);
+        await this.setAside(message, error.message, span);
         return;
       }
       this.retryLater(message, `failed: ${(error as Error).message}`);
     }
   }
 
+  private spanAttributes(message: JsMsg) {
+    return {
+      [ATTR_MESSAGING_SYSTEM_NAME]: 'nats',
+      [ATTR_MESSAGING_OPERATION_TYPE]: 'process',
+      [ATTR_MESSAGING_OPERATION_NAME]: 'process',
+      [ATTR_MESSAGING_DESTINATION_NAME]: message.subject,
+      [ATTR_MESSAGING_CONSUMER_GROUP_NAME]: this.options.durableName,
+      [ATTR_MESSAGING_MESSAGE_ID]: message.headers?.get('Nats-Msg-Id') || undefined,
+      'messaging.nats.message.delivery_count': message.info.deliveryCount,
+    };
+  }
+
   /** An event that can never be handled: parked with the reason, then terminated; if it cannot be parked now, retried. */
-  private async setAside(message: JsMsg, reason: string): Promise<void> {
+  private async setAside(message: JsMsg, reason: string, span?: Span): Promise<void> {
+    span?.setStatus({ code: SpanStatusCode.ERROR, message: reason });
     const park = this.options.checking?.park;
     if (park) {
       try {

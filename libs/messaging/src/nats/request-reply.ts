@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { Msg, NatsConnection, RequestOptions, Subscription } from '@nats-io/transport-node';
 import { encodeFailure, encodeReply, type RequestReplyAnswer } from '@availability/contracts';
-import { currentTraceId, runWithTraceId, TRACE_ID_HEADER } from '@availability/service-core';
+import { SpanKind } from '@opentelemetry/api';
+import { ATTR_MESSAGING_DESTINATION_NAME, ATTR_MESSAGING_OPERATION_TYPE, ATTR_MESSAGING_SYSTEM_NAME } from '@opentelemetry/semantic-conventions/incubating';
+import { currentTrace, inSpan, tracingOn } from '@availability/service-core';
 import { NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
-import { traceHeaders } from './trace-headers.js';
+import { carriedTrace, traceHeaders } from './trace-headers.js';
 
 export class RequestFailedError extends Error {}
 
@@ -11,6 +13,8 @@ export class RequestFailedError extends Error {}
  * Request/reply between services over the process's one NATS connection, with JSON bodies and
  * subjects under the deployment's prefix (so environments and test runs sharing a cluster never
  * answer each other). Replies come from a queue group: any instance of the serving service answers.
+ * The asker's trace travels in the request's headers; the answer is worked out in it (client and
+ * server spans when tracing is on).
  */
 @Injectable()
 export class RequestReply implements OnModuleDestroy {
@@ -34,8 +38,11 @@ export class RequestReply implements OnModuleDestroy {
         void (async () => {
           let reply: string;
           try {
-            // The asking request's trace id, so the answer's logs can be found next to the question's.
-            reply = encodeReply(await runWithTraceId(message.headers?.get(TRACE_ID_HEADER), () => handler(message.json<TRequest>(), message)));
+            reply = encodeReply(
+              await inSpan(`process ${subject}`, { kind: SpanKind.SERVER, from: carriedTrace(message), attributes: tracingOn() ? spanAttributes(subject, 'process') : undefined }, () =>
+                handler(message.json<TRequest>(), message),
+              ),
+            );
           } catch (failure) {
             this.logger.warn(`${subject} failed: ${(failure as Error).message}`);
             reply = encodeFailure('request failed');
@@ -46,13 +53,15 @@ export class RequestReply implements OnModuleDestroy {
     });
   }
 
-  async request<TRequest, TResult>(subject: string, request: TRequest, timeoutMs: number): Promise<TResult> {
-    const traceId = currentTraceId();
-    const options: RequestOptions = traceId ? { timeout: timeoutMs, headers: traceHeaders(traceId) } : { timeout: timeoutMs };
-    const message = await this.connection.request(`${this.prefix}${subject}`, JSON.stringify(request), options);
-    const reply = message.json<RequestReplyAnswer<TResult>>();
-    if (!reply.ok) throw new RequestFailedError(`${subject}: ${reply.error}`);
-    return reply.result;
+  request<TRequest, TResult>(subject: string, request: TRequest, timeoutMs: number): Promise<TResult> {
+    return inSpan(`request ${subject}`, { kind: SpanKind.CLIENT, attributes: tracingOn() ? spanAttributes(subject, 'send') : undefined }, async () => {
+      const headers = traceHeaders(currentTrace());
+      const options: RequestOptions = headers ? { timeout: timeoutMs, headers } : { timeout: timeoutMs };
+      const message = await this.connection.request(`${this.prefix}${subject}`, JSON.stringify(request), options);
+      const reply = message.json<RequestReplyAnswer<TResult>>();
+      if (!reply.ok) throw new RequestFailedError(`${subject}: ${reply.error}`);
+      return reply.result;
+    });
   }
 
   /**
@@ -87,4 +96,8 @@ export class RequestReply implements OnModuleDestroy {
   onModuleDestroy(): void {
     for (const subscription of this.subscriptions) subscription.unsubscribe();
   }
+}
+
+function spanAttributes(subject: string, operation: 'send' | 'process') {
+  return { [ATTR_MESSAGING_SYSTEM_NAME]: 'nats', [ATTR_MESSAGING_OPERATION_TYPE]: operation, [ATTR_MESSAGING_DESTINATION_NAME]: subject };
 }

@@ -1,7 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { JetStreamClient, JetStreamPublishOptions } from '@nats-io/jetstream';
-import { connectionPool, counter, observeGauges } from '@availability/service-core';
+import type { JetStreamClient, JetStreamPublishOptions, PubAck } from '@nats-io/jetstream';
+import { SpanKind } from '@opentelemetry/api';
+import {
+  ATTR_MESSAGING_DESTINATION_NAME,
+  ATTR_MESSAGING_MESSAGE_ID,
+  ATTR_MESSAGING_OPERATION_NAME,
+  ATTR_MESSAGING_OPERATION_TYPE,
+  ATTR_MESSAGING_SYSTEM_NAME,
+} from '@opentelemetry/semantic-conventions/incubating';
+import { connectionPool, counter, failed, observeGauges, startSpan, traceparentOf, tracingOn } from '@availability/service-core';
 import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { JETSTREAM } from '../nats/nats.tokens.js';
@@ -33,28 +41,38 @@ interface OutboxRow {
   event_id: string;
   subject: string;
   payload: string;
+  /** The request id (see outboxTraceIdMigration). */
   trace_id: string | null;
+  traceparent: string | null;
 }
 
-/** `Nats-Msg-Id` = eventId (JetStream de-duplicates a row published twice), and the trace id header. */
-function publishOptions(row: OutboxRow): Partial<JetStreamPublishOptions> {
-  return row.trace_id ? { msgID: row.event_id, headers: traceHeaders(row.trace_id) } : { msgID: row.event_id };
+/** `Nats-Msg-Id` = eventId (JetStream de-duplicates a row published twice), and the trace's headers. */
+function publishOptions(row: OutboxRow, traceparent: string | undefined): Partial<JetStreamPublishOptions> {
+  const headers = traceHeaders({ traceparent, requestId: row.trace_id ?? undefined });
+  return headers ? { msgID: row.event_id, headers } : { msgID: row.event_id };
 }
 
 /** Appends events to the outbox inside the caller's transaction. */
 export async function appendToOutbox(manager: EntityManager, schema: string, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
   await manager.query(
-    `INSERT INTO ${outboxTable(schema)} (event_id, subject, payload, trace_id)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::json[], $4::text[])`,
-    [messages.map((m) => m.eventId), messages.map((m) => m.subject), messages.map((m) => m.payload), messages.map((m) => m.traceId ?? null)],
+    `INSERT INTO ${outboxTable(schema)} (event_id, subject, payload, trace_id, traceparent)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::json[], $4::text[], $5::text[])`,
+    [
+      messages.map((m) => m.eventId),
+      messages.map((m) => m.subject),
+      messages.map((m) => m.payload),
+      messages.map((m) => m.requestId ?? null),
+      messages.map((m) => m.traceparent ?? null),
+    ],
   );
 }
 
 /**
  * Publishes committed outbox rows to JetStream, in id order, with `Nats-Msg-Id = eventId` so a row
  * published twice (crash after publish, before marking) is stored once. Rows are claimed with
- * `FOR UPDATE SKIP LOCKED`, so any number of service instances can run a relay side by side.
+ * `FOR UPDATE SKIP LOCKED`, so any number of service instances can run a relay side by side. Each
+ * publish continues the trace of the work that wrote the row (a span when tracing is on).
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
@@ -171,16 +189,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     let broken: Error | undefined;
     try {
       const [, claim] = (await client.query(
-        `BEGIN; SELECT id, event_id, subject, payload::text AS payload, trace_id FROM ${this.table}
+        `BEGIN; SELECT id, event_id, subject, payload::text AS payload, trace_id, traceparent FROM ${this.table}
          WHERE published_at IS NULL ORDER BY id LIMIT ${this.batchSize} FOR UPDATE SKIP LOCKED`,
       )) as unknown as [pg.QueryResult, pg.QueryResult<OutboxRow>];
       inTransaction = true;
       const rows = claim.rows;
       if (rows.length > 0) {
         // Issued in order on one connection, so the stream stores them in order; acks are awaited together.
-        await Promise.all(
-          rows.map((row) => this.js.publish(`${this.options.subjectPrefix}${row.subject}`, row.payload, publishOptions(row))),
-        );
+        await Promise.all(rows.map((row) => this.publish(row)));
         const ids = rows.map((row) => BigInt(row.id).toString()).join(',');
         await client.query(`UPDATE ${this.table} SET published_at = now() WHERE id IN (${ids}); COMMIT`);
       } else {
@@ -195,6 +211,34 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     } finally {
       client.release(broken);
     }
+  }
+
+  /** One row to JetStream; with tracing on, in a producer span that is a child of the row's traceparent. */
+  private publish(row: OutboxRow): Promise<PubAck> {
+    const subject = `${this.options.subjectPrefix}${row.subject}`;
+    if (!tracingOn()) return this.js.publish(subject, row.payload, publishOptions(row, row.traceparent ?? undefined));
+    const { context, span } = startSpan(`publish ${row.subject}`, {
+      kind: SpanKind.PRODUCER,
+      from: { traceparent: row.traceparent ?? undefined, requestId: row.trace_id ?? undefined },
+      attributes: {
+        [ATTR_MESSAGING_SYSTEM_NAME]: 'nats',
+        [ATTR_MESSAGING_OPERATION_TYPE]: 'send',
+        [ATTR_MESSAGING_OPERATION_NAME]: 'publish',
+        [ATTR_MESSAGING_DESTINATION_NAME]: subject,
+        [ATTR_MESSAGING_MESSAGE_ID]: row.event_id,
+      },
+    });
+    return this.js.publish(subject, row.payload, publishOptions(row, traceparentOf(context))).then(
+      (ack) => {
+        span?.end();
+        return ack;
+      },
+      (error: unknown) => {
+        failed(span, error);
+        span?.end();
+        throw error;
+      },
+    );
   }
 
   private async cleanUpOccasionally(): Promise<void> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type EventEnvelope, eventProblem } from '@availability/contracts';
-import { currentTraceId } from '@availability/service-core';
+import { currentTrace } from '@availability/service-core';
 import type { MigrationInterface } from 'typeorm';
 import { sqlMigration } from '../sql-migration.js';
 
@@ -20,13 +20,23 @@ export function createOutboxTableSql(schema: string): string[] {
 }
 
 /**
- * The migration that adds the trace id column, for every service with an outbox (after its first
- * migration): the relay sends it as the message's `x-request-id` header, so the request that caused
- * an event can be followed into the services that handle it.
+ * The migration that adds the request id column (`trace_id`, named when the request id was the trace
+ * id), for every service with an outbox (after its first migration): the relay sends it as the
+ * message's `x-request-id` header, so a caller's own request id finds the work its request caused.
  */
 export function outboxTraceIdMigration(schema: string, timestamp: number): new () => MigrationInterface {
   const table = outboxTable(schema);
   return sqlMigration('OutboxTraceId', timestamp, [`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS trace_id text`], [`ALTER TABLE ${table} DROP COLUMN trace_id`]);
+}
+
+/**
+ * The migration that adds the W3C `traceparent` of the work that wrote a row (its span, or the span
+ * it continued), for every service with an outbox: the relay's publish continues that trace, so the
+ * event's handlers join the trace of the request that caused it.
+ */
+export function outboxTraceparentMigration(schema: string, timestamp: number): new () => MigrationInterface {
+  const table = outboxTable(schema);
+  return sqlMigration('OutboxTraceparent', timestamp, [`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS traceparent text`], [`ALTER TABLE ${table} DROP COLUMN traceparent`]);
 }
 
 /**
@@ -60,15 +70,18 @@ export interface OutboxMessage {
   subject: string;
   /** The event, serialised once. */
   payload: string;
-  /** The trace id of the request that caused the event, if any. */
-  traceId?: string;
+  /** The W3C traceparent of the work that caused the event, if any. */
+  traceparent?: string;
+  /** The request id of the request that caused it, if any (see REQUEST_ID_HEADER). */
+  requestId?: string;
 }
 
 export function outboxMessage(subject: string, event: EventEnvelope): OutboxMessage {
   // Refused at the producer: an event that breaks its schema never reaches the outbox, and the state change it announces fails with it.
   const problem = eventProblem(subject, event);
   if (problem) throw new InvalidEventError(`${subject} event does not match its schema: ${problem}`);
-  return { eventId: event.eventId, subject, payload: JSON.stringify(event), traceId: currentTraceId() };
+  const { traceparent, requestId } = currentTrace();
+  return { eventId: event.eventId, subject, payload: JSON.stringify(event), traceparent, requestId };
 }
 
 export function outboxTable(schema: string): string {

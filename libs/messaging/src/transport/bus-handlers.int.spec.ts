@@ -16,7 +16,7 @@ import {
   type RequestReplyAnswer,
   type VerifyCredentialRequest,
 } from '@availability/contracts';
-import { ApiVersionGuard, BodyValidationPipe, currentTraceId, DatabaseModule, loadConfig, ProblemExceptionFilter, ServiceConfig } from '@availability/service-core';
+import { ApiVersionGuard, BodyValidationPipe, currentRequestId, currentTraceId, DatabaseModule, loadConfig, ProblemExceptionFilter, ServiceConfig } from '@availability/service-core';
 import { createTestDatabase, createTestEventNamespace, eventually, queryDatabase, type TestDatabase, type TestEventNamespace } from '@availability/testing';
 import { PoisonMessageError } from '../consumer/durable-consumer.js';
 import { parkedEventsMigration } from '../consumer/parked-events.js';
@@ -39,6 +39,7 @@ interface Handled {
   id: string;
   deliveryCount: number;
   traceId?: string;
+  requestId?: string;
 }
 const handled: Handled[] = [];
 /** What happened while the service shut down, in order. */
@@ -66,7 +67,7 @@ class WebhookEvents {
       shutdown.push('the event in hand handled');
       return;
     }
-    handled.push({ subject: context.getSubject(), id: event.contactId, deliveryCount: context.getDeliveryCount(), traceId: currentTraceId() });
+    handled.push({ subject: context.getSubject(), id: event.contactId, deliveryCount: context.getDeliveryCount(), traceId: currentTraceId(), requestId: currentRequestId() });
   }
 
   /** Its work is done when the Observable completes; only then is the event acked. */
@@ -80,8 +81,8 @@ class WebhookEvents {
 @Controller()
 class DirectoryRequests {
   @MessagePattern(DirectoryPattern.VerifyCredential)
-  verify(@Payload() request: VerifyCredentialRequest, @Ctx() context: NatsRequestContext): CredentialVerdict & { subject: string; traceId?: string } {
-    return { kind: 'worker', workerId: request.tokenHash, subject: context.getSubject(), traceId: currentTraceId() };
+  verify(@Payload() request: VerifyCredentialRequest, @Ctx() context: NatsRequestContext): CredentialVerdict & { subject: string; traceId?: string; requestId?: string } {
+    return { kind: 'worker', workerId: request.tokenHash, subject: context.getSubject(), traceId: currentTraceId(), requestId: currentRequestId() };
   }
 
   @MessagePattern(DirectoryPattern.ResolveOfferAudience)
@@ -163,7 +164,8 @@ describe('a service’s @EventPattern handlers (real JetStream and PostgreSQL)',
     const js = jetstream(observer);
     const answer = { ...envelope(), offerId: randomUUID(), workerId: 'w-1', response: 'applied', previousResponse: 'awaiting', respondedAt: new Date().toISOString() };
     const traced = headers();
-    traced.set('x-request-id', 'trace-of-the-request');
+    traced.set('traceparent', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    traced.set('x-request-id', 'request-of-the-caller');
     const valid = contact();
     await js.publish(`${namespace.prefix}${EventSubject.ContactAdded}`, JSON.stringify(valid), { headers: traced });
     await js.publish(`${namespace.prefix}${EventSubject.ContactAdded}`, JSON.stringify({ ...contact(), workerId: 42 }));
@@ -176,8 +178,9 @@ describe('a service’s @EventPattern handlers (real JetStream and PostgreSQL)',
     await eventually(() => handled.length === 3, 10_000, 'the valid events handled');
     expect(handled).toEqual(
       expect.arrayContaining([
-        { subject: 'contacts.added', id: valid.contactId, deliveryCount: 1, traceId: 'trace-of-the-request' },
-        { subject: 'contacts.added', id: FLAKY, deliveryCount: 2, traceId: expect.any(String) },
+        { subject: 'contacts.added', id: valid.contactId, deliveryCount: 1, traceId: '0af7651916cd43dd8448eb211c80319c', requestId: 'request-of-the-caller' },
+        // No trace came with it: it is handled in a new one.
+        { subject: 'contacts.added', id: FLAKY, deliveryCount: 2, traceId: expect.stringMatching(/^[0-9a-f]{32}$/), requestId: undefined },
         { subject: 'offers.response.recorded', id: answer.offerId, deliveryCount: 1 },
       ]),
     );
@@ -219,17 +222,18 @@ describe('a service’s @MessagePattern handlers (real NATS)', () => {
     await app?.close();
   });
 
-  const ask = async <T>(connection: NatsConnection, subject: string, body: unknown, traceId?: string) => {
+  const ask = async <T>(connection: NatsConnection, subject: string, body: unknown, traceparent?: string) => {
     const carried = headers();
-    if (traceId) carried.set('x-request-id', traceId);
+    if (traceparent) carried.set('traceparent', traceparent);
     const reply = await connection.request(subject, JSON.stringify(body), { timeout: 2_000, headers: carried });
     return reply.json<RequestReplyAnswer<T>>();
   };
 
-  it('answer requests on the prefixed subject, with the asker’s trace id, whether the handler returns a value, a Promise or an Observable', async () => {
-    await expect(ask(asker, `${namespace.prefix}${DirectoryPattern.VerifyCredential}`, { tokenHash: 'ab12' }, 'trace-of-the-question')).resolves.toEqual({
+  it('answer requests on the prefixed subject, in the asker’s trace, whether the handler returns a value, a Promise or an Observable', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await expect(ask(asker, `${namespace.prefix}${DirectoryPattern.VerifyCredential}`, { tokenHash: 'ab12' }, traceparent)).resolves.toEqual({
       ok: true,
-      result: { kind: 'worker', workerId: 'ab12', subject: 'directory.credentials.verify', traceId: 'trace-of-the-question' },
+      result: { kind: 'worker', workerId: 'ab12', subject: 'directory.credentials.verify', traceId: '4bf92f3577b34da6a3ce929d0e0e4736' },
     });
     await expect(ask(asker, `${namespace.prefix}${DirectoryPattern.ResolveOfferAudience}`, {})).resolves.toEqual({ ok: true, result: { userKnown: true } });
     await expect(ask(observer, `${namespace.prefix}${DirectoryPattern.ResolveOrganisationContacts}`, {})).resolves.toEqual({ ok: true, result: { name: 'Acme' } });

@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { InProduction, realSecret, required, requiredOr } from './production-rules.js';
 
 /**
@@ -135,6 +135,34 @@ export class ServiceConfig {
   /** Whether this instance publishes its outbox. Turn off only where another instance does it. */
   @IsBoolean()
   OUTBOX_RELAY_ENABLED = true;
+
+  /**
+   * An OpenTelemetry collector's OTLP/HTTP address (e.g. `http://otel-collector:4318`): spans are sent
+   * to `<endpoint>/v1/traces` as JSON. Empty: tracing off, nothing is recorded or sent (the trace
+   * context still travels, so logs keep one trace id across services).
+   */
+  @ValidateIf((config: ServiceConfig) => config.OTEL_EXPORTER_OTLP_ENDPOINT !== '')
+  @Matches(/^https?:\/\/\S+$/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s):// URL' })
+  OTEL_EXPORTER_OTLP_ENDPOINT = '';
+
+  /** Headers of every export, `name=value` pairs separated by commas (e.g. a tracing backend's key). Never logged. */
+  @IsString()
+  @MaxLength(8192)
+  OTEL_EXPORTER_OTLP_HEADERS = '';
+
+  /** The service's name on its spans; empty: its own (`offers-api`, …). */
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]*$/)
+  OTEL_SERVICE_NAME = '';
+
+  /**
+   * Share of new traces recorded (0–1). A trace continued from a caller's `traceparent` follows the
+   * caller's sampling decision, so a trace is recorded whole or not at all.
+   */
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  TRACE_SAMPLE_RATIO = 1;
 }
 
 /**

@@ -5,7 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
-import { REQUEST_ID_HEADER, requestIdFor } from '../logging/logging.js';
+import { requestIdFor } from '../logging/logging.js';
 import { installMetrics } from '../metrics/http-metrics.js';
 import { isServiceWorker } from '../process/service-processes.js';
 import { ApiVersionGuard } from './api-version.guard.js';
@@ -16,7 +16,9 @@ import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
 import { withProblemDetails } from './openapi-errors.js';
 import { installRateLimit, RATE_LIMIT_EXEMPT_PATH, rateLimitOptions } from './rate-limit.js';
 import type { ServiceConfig } from '../config/service.config.js';
-import { TraceInterceptor } from './trace.interceptor.js';
+import { traceRequests } from '../tracing/http-tracing.js';
+import { REQUEST_ID_HEADER } from '../tracing/trace-context.js';
+import { stopTracing } from '../tracing/tracing.js';
 import { BodyValidationPipe } from './validation.js';
 
 export interface HttpServiceOptions {
@@ -31,8 +33,8 @@ export interface HttpServiceOptions {
 
 /**
  * Creates a service's HTTP application the one way every service does it: Fastify, problem+json for
- * every error, body validation, api-version checking, pino logs with the request id as trace id,
- * Prometheus metrics at /metrics, OpenAPI JSON at /openapi.json with its UI at /docs, and graceful
+ * every error, body validation, api-version checking, every request in its trace (W3C `traceparent`,
+ * a span when tracing is on) and pino logs carrying the trace id, Prometheus metrics at /metrics, OpenAPI JSON at /openapi.json with its UI at /docs, and graceful
  * shutdown on SIGTERM.
  */
 export async function createHttpService(
@@ -57,13 +59,14 @@ export async function createHttpService(
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, error, logger, request),
     clientErrorHandler: answerClientError,
   });
+  // First of all hooks, so everything a request does (Nest's middleware and guards too) is in its trace.
+  traceRequests(adapter.getInstance());
   // bodyParser: false: the JSON parser is ours (below); Nest's would also accept url-encoded forms.
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   app.useGlobalFilters(new ProblemExceptionFilter());
   app.useGlobalPipes(new BodyValidationPipe());
   app.useGlobalGuards(new ApiVersionGuard());
-  app.useGlobalInterceptors(new TraceInterceptor());
   // A supervised worker stops on its supervisor's SIGTERM only (see runServiceProcesses).
   app.enableShutdownHooks(isServiceWorker() ? ['SIGTERM'] : undefined);
 
@@ -85,6 +88,8 @@ export async function createHttpService(
     reply.header(REQUEST_ID_HEADER, request.id);
     drainUnreadUpload(request, reply);
   });
+  // The last thing the application closes: spans of its shutdown (the relay's last publishes) go too.
+  fastify.addHook('onClose', () => stopTracing());
   installMetrics(fastify, { token: config.METRICS_TOKEN });
   if (options.rateLimit !== false) await installRateLimit(fastify, rateLimitOptions(config));
 

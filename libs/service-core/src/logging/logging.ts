@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { RequestMethod } from '@nestjs/common';
 import { LoggerModule, type Params } from 'nestjs-pino';
 import type { ServiceConfig } from '../config/service.config.js';
-import { currentTraceId, newTraceId, saneTraceId, TRACE_ID_HEADER } from './trace-context.js';
+import { currentRequestId, currentTraceId, newTraceId, REQUEST_ID_HEADER, saneRequestId } from '../tracing/trace-context.js';
 
 /** Headers that carry credentials; pino replaces them with "[redacted]" in every log line. */
 export const REDACTED_PATHS = [
@@ -12,17 +12,23 @@ export const REDACTED_PATHS = [
   'req.headers["x-admin-token"]',
 ];
 
-export const REQUEST_ID_HEADER = TRACE_ID_HEADER;
-
-/** Accept a caller's request id if it is sane, so one id follows a request across services. */
+/**
+ * A request's id: the one of its trace (see traceRequests) once it is in one; before that the
+ * caller's, if sane, or a fresh id that traceRequests replaces with the trace id.
+ */
 export function requestIdFor(req: IncomingMessage): string {
-  return saneTraceId(req.headers[REQUEST_ID_HEADER]) ?? newTraceId();
+  return currentRequestId() ?? saneRequestId(req.headers[REQUEST_ID_HEADER]) ?? newTraceId();
 }
 
-/** Adds the trace id of the work in hand (see trace-context.ts) to every log line. */
+/**
+ * Adds the trace id of the work in hand (see trace-context.ts) to every log line, and the caller's
+ * own request id where it is not the trace id.
+ */
 function traceIdMixin(): object {
   const traceId = currentTraceId();
-  return traceId ? { traceId } : {};
+  if (!traceId) return {};
+  const requestId = currentRequestId();
+  return requestId !== undefined && requestId !== traceId ? { traceId, requestId } : { traceId };
 }
 
 export function loggerParams(serviceName: string, config: ServiceConfig): Params {

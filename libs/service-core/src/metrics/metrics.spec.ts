@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { currentTraceId, runWithTraceId } from '../logging/trace-context.js';
 import { counter, metricsRegistry, observeGauge, observeGauges } from './metrics.js';
 
 describe('metrics', () => {
@@ -52,17 +51,5 @@ describe('gauges fed by one source', () => {
     expect(reads).toBe(2);
     expect(text).toMatch(/^spec_backlog 20$/m);
     stop();
-  });
-});
-
-describe('trace context', () => {
-  it('keeps a sane trace id across awaits, replaces an unsafe one, and is empty outside', async () => {
-    expect(currentTraceId()).toBeUndefined();
-    await runWithTraceId('req-123', async () => {
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      expect(currentTraceId()).toBe('req-123');
-    });
-    runWithTraceId('bad id\nwith newline', () => expect(currentTraceId()).toMatch(/^[0-9a-f-]{36}$/));
-    expect(currentTraceId()).toBeUndefined();
   });
 });
