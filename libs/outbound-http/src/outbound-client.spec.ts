@@ -3,6 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { runInTrace } from '@availability/service-core';
 import { STRICT_POLICY } from './address-policy.js';
 import { guardedLookup, OutboundClient, OutboundRequestError } from './outbound-client.js';
 
@@ -16,6 +17,7 @@ beforeAll(async () => {
     if (req.url === '/redirect') return void res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end();
     if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2000);
     if (req.url === '/big') return void res.end('x'.repeat(100_000));
+    if (req.url === '/trace') return void res.end(`${req.headers.traceparent} ${req.headers['user-agent']}`);
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => res.writeHead(201, { 'content-type': 'text/plain' }).end(`${req.method} ${req.url} ${body}`));
@@ -65,6 +67,15 @@ describe('OutboundClient', () => {
     expect(response).toMatchObject({ status: 201, body: 'POST /hook?x=1 hello', truncated: false });
     expect(response.headers['content-type']).toBe('text/plain');
     expect(response.durationMs).toBeGreaterThan(0);
+  });
+
+  it('sends the traceparent of the work in hand with the call’s own headers', async () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const headers = { 'user-agent': 'spec' };
+    const response = await runInTrace({ traceparent }, () => allowLoopback.send({ url: `${base}/trace`, method: 'GET', headers, timeoutMs: 1000 }));
+    expect(response.body).toBe(`${traceparent} spec`);
+    // The caller's headers are its own: a fan-out may share one object between calls of different traces.
+    expect(headers).toEqual({ 'user-agent': 'spec' });
   });
 
   it('refuses loopback under the strict policy, by literal address and by name', async () => {

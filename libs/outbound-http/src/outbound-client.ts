@@ -1,7 +1,10 @@
 import { type LookupAddress, type LookupOptions, promises as dns } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
+import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_URL_FULL } from '@opentelemetry/semantic-conventions';
 import { Agent, errors, util } from 'undici';
+import { failed, injectTraceHeaders, startSpan, tracingOn } from '@availability/service-core';
 import { type AddressPolicy, forbiddenReason } from './address-policy.js';
 
 /** Why a call did not get an HTTP response; each is reported to users in plain words. */
@@ -98,6 +101,9 @@ interface Target {
  * for throughput. Every failure is an OutboundRequestError whose kind and message say why in plain
  * words.
  *
+ * Every call carries the trace of the work in hand (`traceparent`), so an integrator can log the
+ * platform's trace id; with tracing on, the call is a client span of that trace.
+ *
  * Calls go straight to undici's dispatcher with a small handler that collects the bounded body (no
  * response stream per call), and deadlines share one timer per timeout length (see DeadlineQueue):
  * a fan-out makes thousands of calls a second, so per-call objects and timers matter.
@@ -133,13 +139,33 @@ export class OutboundClient {
     // A literal IP skips DNS, so it is checked here.
     const reason = this.literalVerdict(target.hostname);
     if (reason) return Promise.reject(new OutboundRequestError('forbidden-address', reason));
+    if (!tracingOn()) return this.dispatch(target, call, injectTraceHeaders({ ...call.headers }));
 
+    const { context, span } = startSpan(call.method, {
+      kind: SpanKind.CLIENT,
+      attributes: { [ATTR_HTTP_REQUEST_METHOD]: call.method, [ATTR_SERVER_ADDRESS]: target.hostname, [ATTR_URL_FULL]: `${target.origin}${pathOf(target.path)}` },
+    });
+    return this.dispatch(target, call, injectTraceHeaders({ ...call.headers }, context)).then(
+      (response) => {
+        endCallSpan(span, response.status);
+        return response;
+      },
+      (error: OutboundRequestError) => {
+        span?.setAttribute(ATTR_ERROR_TYPE, error.kind ?? 'network');
+        failed(span, error);
+        span?.end();
+        throw error;
+      },
+    );
+  }
+
+  private dispatch(target: Target, call: OutboundRequest, headers: Record<string, string>): Promise<OutboundResponse> {
     return new Promise<OutboundResponse>((resolve, reject) => {
       const handler = new BoundedResponseHandler(resolve, reject, call.maxResponseBytes ?? 4096, call.timeoutMs);
       // One deadline for the whole call (connect, headers and body), so no undici header/body timers too.
       this.deadlineQueue(call.timeoutMs).add(handler);
       this.agent.dispatch(
-        { origin: target.origin, path: target.path, method: call.method, headers: call.headers, body: call.body, headersTimeout: 0, bodyTimeout: 0 },
+        { origin: target.origin, path: target.path, method: call.method, headers, body: call.body, headersTimeout: 0, bodyTimeout: 0 },
         handler,
       );
     });
@@ -177,6 +203,19 @@ export class OutboundClient {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** The path without the query, which may carry what does not belong in a trace (a token in a URL). */
+function pathOf(pathWithQuery: string): string {
+  const query = pathWithQuery.indexOf('?');
+  return query === -1 ? pathWithQuery : pathWithQuery.slice(0, query);
+}
+
+function endCallSpan(span: Span | undefined, status: number): void {
+  if (!span) return;
+  span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+  if (status >= 400) span.setStatus({ code: SpanStatusCode.ERROR }).setAttribute(ATTR_ERROR_TYPE, String(status));
+  span.end();
 }
 
 function parseUrl(raw: string): URL {
