@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { MicroBatcher } from '../domain/micro-batcher.js';
+import { inAttemptSpan } from './attempt-span.js';
 import { targetUrl, type WebhookCall, webhookIdFor } from '../domain/webhook-call.js';
 import { DeliveriesRepository, type IntakeResult, type NewDelivery } from './deliveries.repository.js';
 import { Deliverer } from './deliverer.js';
@@ -61,7 +62,7 @@ export class EventIntake implements OnModuleDestroy {
     if (recorded.id === null || recorded.status !== 'pending' || recorded.held) return;
     const delivery = deliveryOf({ ...row, id: recorded.id, series: recorded.series });
     const attemptNo = recorded.attemptsInSeries + 1;
-    const outcome = await this.deliverer.deliver(delivery, attemptNo);
+    const outcome = await inAttemptSpan(delivery, attemptNo, () => this.deliverer.deliver(delivery, attemptNo));
     if (outcome.kind === 'wait') await this.retries.schedule(delivery, attemptNo, outcome.ms);
   }
 }

@@ -1,12 +1,16 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { JobsOptions } from 'bullmq';
 import { JobQueues, QueueName } from '@availability/jobs';
+import { type CarriedTrace, currentTrace } from '@availability/service-core';
 import { MicroBatcher } from '../domain/micro-batcher.js';
 import { jobIdFor } from '../domain/webhook-call.js';
 import type { Delivery } from './delivery.js';
 
-/** A BullMQ job: one attempt of a delivery, due when the job is. */
-export interface AttemptJob extends Delivery {
+/**
+ * A BullMQ job: one attempt of a delivery, due when the job is. It carries the trace of the work that
+ * scheduled it (the failed attempt, an operator's redelivery), which its own attempt continues.
+ */
+export interface AttemptJob extends Delivery, CarriedTrace {
   /** Which attempt of the series this job makes, from 1. */
   attemptNo: number;
 }
@@ -40,7 +44,10 @@ export class RetryQueue implements OnModuleDestroy {
 
   /** Attempt `attemptNo` of `delivery`, due in `delayMs`; resolves once it is in Redis. */
   schedule(delivery: Delivery, attemptNo: number, delayMs: number): Promise<void> {
-    return this.batcher.add({ job: { ...delivery, attemptNo }, delayMs });
+    // Taken here: a batch is written in the context of its first item, and a delivery handed on from
+    // an earlier job still carries that job's trace.
+    const { traceparent, requestId } = currentTrace();
+    return this.batcher.add({ job: { ...delivery, attemptNo, traceparent, requestId }, delayMs });
   }
 
   /** Many attempts at once (a release, a redelivery, the recovery sweep). */

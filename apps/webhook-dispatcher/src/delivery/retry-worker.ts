@@ -2,6 +2,7 @@ import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@
 import { DelayedError, type Job, type Worker } from 'bullmq';
 import { JobQueues, QueueName } from '@availability/jobs';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { inAttemptSpan } from './attempt-span.js';
 import { Deliverer } from './deliverer.js';
 import { type AttemptJob, type EndpointTrialJob, TRIAL_JOB_NAME } from './retry-queue.js';
 
@@ -39,9 +40,13 @@ export class RetryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const result =
       job.name === TRIAL_JOB_NAME
         ? await this.deliverer.trial((job.data as EndpointTrialJob).organisationId)
-        : await this.deliverer.deliver(job.data as AttemptJob, (job.data as AttemptJob).attemptNo);
+        : await this.attempt(job.data as AttemptJob);
     if (result.kind === 'done') return;
     await job.moveToDelayed(Date.now() + Math.round(result.ms), token);
     throw new DelayedError();
+  }
+
+  private attempt(job: AttemptJob) {
+    return inAttemptSpan(job, job.attemptNo, () => this.deliverer.deliver(job, job.attemptNo));
   }
 }
