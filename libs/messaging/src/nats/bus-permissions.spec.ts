@@ -13,7 +13,7 @@ describe('bus permissions', () => {
     expect(who('subscribe', `stg.${DirectoryPattern.ResolveWebhookTarget}`)).toEqual(['contact-directory']);
     expect(who('subscribe', `stg.${DirectoryPattern.VerifyCredential}`)).toEqual(['contact-directory']);
     expect(who('publish', `stg.${DirectoryPattern.ResolveWebhookTarget}`)).toEqual(['webhook-dispatcher']);
-    expect(who('publish', `stg.${DirectoryPattern.VerifyCredential}`)).toEqual(['contact-directory', 'notification-service', 'offers-api']);
+    expect(who('publish', `stg.${DirectoryPattern.VerifyCredential}`)).toEqual(['contact-directory', 'notification-service', 'offers-api', 'webhook-dispatcher']);
     expect(who('publish', `stg.${DirectoryPattern.ResolveOrganisationContacts}`)).toEqual(['notification-service']);
     expect(permissions['contact-directory'].allow_responses).toBe(true);
     expect(BUS_SERVICES.filter((service) => permissions[service].allow_responses)).toEqual(['contact-directory']);

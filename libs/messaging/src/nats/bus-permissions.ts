@@ -80,10 +80,11 @@ export const BUS_ROLES = {
   'webhook-dispatcher': {
     publishes: [EventSubject.WebhookEndpointDisabled],
     consumes: { durableName: 'webhook-dispatcher', subjects: [EventSubject.OfferResponseRecorded, EventSubject.ContactAdded] },
-    asks: [DirectoryPattern.ResolveWebhookTarget],
+    // Credential checks: its portal endpoints (an organisation's own deliveries) take portal user tokens.
+    asks: [DirectoryPattern.ResolveWebhookTarget, DirectoryPattern.VerifyCredential],
     answers: [],
     broadcasts: [],
-    listens: [WEBHOOK_TARGET_CHANGED_SUBJECT],
+    listens: [WEBHOOK_TARGET_CHANGED_SUBJECT, CREDENTIAL_REVOKED_SUBJECT],
   },
 } satisfies Record<BusService, BusRole>;
 
