@@ -8,6 +8,8 @@ export interface ReceivedWebhook {
   /** The raw body as text ('' for none). */
   body: string;
   receivedAt: string;
+  /** A test event the organisation sent itself from the portal: recorded, never acted on. */
+  test: boolean;
   /** How many times it arrived: more than 1 means the platform delivered it again (acknowledged, not acted on). */
   deliveries: number;
 }

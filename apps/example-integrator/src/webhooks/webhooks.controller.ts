@@ -9,6 +9,7 @@ import { rawBodyOf } from './raw-body.js';
 import { ReceivedTokenGuard } from './received-token.guard.js';
 import { ReceivedStore } from './received.store.js';
 import { SignatureGuard } from './signature.guard.js';
+import { isTestEvent } from './test-event.js';
 import { AuthenticatedView, ReceivedView, ReceivedWebhooksView, UpView } from './webhooks.view.js';
 
 /**
@@ -87,15 +88,20 @@ export class WebhooksController {
     this.received.clear();
   }
 
-  /** Records a verified webhook once per webhook-id; a repeat is acknowledged but not acted on again. */
+  /**
+   * Records a verified webhook once per webhook-id; a repeat is acknowledged but not acted on again.
+   * A test event is recorded as one (a real integrator would answer 2xx and do nothing else).
+   */
   private record(request: FastifyRequest): boolean {
     const webhookId = request.headers['webhook-id'];
+    const body = rawBodyOf(request).toString('utf8');
     return this.received.record({
       webhookId: typeof webhookId === 'string' ? webhookId : `no-id:${Date.now()}:${Math.random()}`,
       method: request.method,
       path: request.raw.url ?? request.url,
-      body: rawBodyOf(request).toString('utf8'),
+      body,
       receivedAt: new Date().toISOString(),
+      test: isTestEvent(request.headers, body),
     });
   }
 }

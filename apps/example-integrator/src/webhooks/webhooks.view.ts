@@ -39,6 +39,9 @@ export class ReceivedWebhookView {
   @ApiProperty({ format: 'date-time', example: '2026-11-24T22:25:19.008Z' })
   receivedAt: string;
 
+  @ApiProperty({ description: 'A test event sent from the portal (webhook-test header, or "test": true in the body): recorded, not acted on', example: false })
+  test: boolean;
+
   @ApiProperty({ type: 'integer', minimum: 1, description: 'How many times it arrived: more than 1 means the platform delivered it again', example: 1 })
   deliveries: number;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { Value } from '@sinclair/typebox/value';
+import { breakingChangesForReaders } from '../compatibility/schema-compatibility.js';
 import { ContactSuggestionsRequest, ContactSuggestionsResponse, integratorOpenApiDocument, WorkerOfferResponse } from './integrator-contract.js';
 
 describe('docs/integrator-openapi.json', () => {
@@ -37,5 +38,24 @@ describe('integrator contract schemas', () => {
         respondedAt: '2026-11-22T10:55:02.000Z',
       }),
     ).toBe(true);
+  });
+
+  it('marks a test event with an optional test: true, which a reader of the released body may ignore', () => {
+    const body = {
+      eventId: '7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f',
+      offerId: '0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b',
+      workerId: '3b9c7e1e-7d3f-4c52-a0de-5f7b3a9f1c20',
+      response: 'applied',
+      respondedAt: '2026-11-22T10:55:02.000Z',
+    };
+    expect(Value.Check(WorkerOfferResponse, { ...body, test: true })).toBe(true);
+    expect(Value.Check(WorkerOfferResponse, { ...body, test: false })).toBe(false);
+    const current = JSON.parse(JSON.stringify(WorkerOfferResponse)) as Parameters<typeof breakingChangesForReaders>[1] & { properties: Record<string, object> };
+    const { test: _test, ...released } = current.properties;
+    expect(breakingChangesForReaders({ ...current, properties: released }, current)).toEqual([]);
+    const document = integratorOpenApiDocument() as { paths: Record<string, Record<string, { parameters: Array<{ $ref?: string }> }>> };
+    for (const [path, method] of [['/offer/response', 'post'], ['/contact/new/{workerId}', 'get']]) {
+      expect(document.paths[path][method].parameters).toContainEqual({ $ref: '#/components/parameters/webhook-test' });
+    }
   });
 });

@@ -35,6 +35,12 @@ export const WorkerOfferResponse = Type.Object({
   workerId: Type.String({ minLength: 1 }),
   response: Type.Union(WORKER_ANSWERS.map((answer) => Type.Literal(answer))),
   respondedAt: UtcTimestamp,
+  test: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'Present only on a test event your organisation sent itself from the portal (its ids are made up): do not act on it. Also marked by the webhook-test header.',
+    }),
+  ),
 });
 export type WorkerOfferResponse = Static<typeof WorkerOfferResponse>;
 
@@ -50,6 +56,8 @@ const SIGNED = [{ hmac: [] }, { standardWebhooks: [] }, { standardWebhooksV1a: [
 const SIGNATURE_HEADERS = ['Timestamp', 'Authorization', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'webhook-key-id'].map((name) => ({
   $ref: `#/components/parameters/${name}`,
 }));
+/** The webhooks proper (not /test/auth or /contact-suggestions) may be test events. */
+const WEBHOOK_HEADERS = [...SIGNATURE_HEADERS, { $ref: '#/components/parameters/webhook-test' }];
 const WEBHOOK_ANSWERS = {
   '200': { description: 'Received. Any 2xx within 10 s counts; do slow work afterwards.' },
   '401': { description: 'The signature did not verify. A client error: the platform tries at most 3 times, then dead-letters the delivery.' },
@@ -103,7 +111,7 @@ export function integratorOpenApiDocument(): Record<string, unknown> {
           operationId: 'workerOfferResponse',
           summary: 'Worker Offer Response: a worker applied to or rejected an offer your organisation sent',
           security: SIGNED,
-          parameters: SIGNATURE_HEADERS,
+          parameters: WEBHOOK_HEADERS,
           requestBody: { required: true, content: { 'application/json': { schema: json(WorkerOfferResponse) } } },
           responses: WEBHOOK_ANSWERS,
         },
@@ -113,7 +121,7 @@ export function integratorOpenApiDocument(): Record<string, unknown> {
           operationId: 'workerAddedContact',
           summary: 'Worker Added Contact: a worker added your organisation as a contact, to share availability with it',
           security: SIGNED,
-          parameters: [{ name: 'workerId', in: 'path', required: true, schema: { type: 'string' }, description: 'Percent-encoded' }, ...SIGNATURE_HEADERS],
+          parameters: [{ name: 'workerId', in: 'path', required: true, schema: { type: 'string' }, description: 'Percent-encoded' }, ...WEBHOOK_HEADERS],
           responses: WEBHOOK_ANSWERS,
         },
       },
@@ -154,6 +162,13 @@ export function integratorOpenApiDocument(): Record<string, unknown> {
         'webhook-timestamp': { name: 'webhook-timestamp', in: 'header', required: false, schema: { type: 'string', pattern: '^\\d+$' }, description: 'The signing time, unix seconds.' },
         'webhook-signature': { name: 'webhook-signature', in: 'header', required: false, schema: { type: 'string' }, description: 'Space-separated `v1,…` and `v1a,…` entries.' },
         'webhook-key-id': { name: 'webhook-key-id', in: 'header', required: false, schema: { type: 'string' }, description: 'With v1a: the id of the platform key that signed.' },
+        'webhook-test': {
+          name: 'webhook-test',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', enum: ['true'] },
+          description: 'Present only on a test event your organisation sent itself from the portal (Webhooks page): signed like any call, made-up ids, do not act on it.',
+        },
       },
       schemas: {
         ContactSuggestionsRequest: json(ContactSuggestionsRequest),
