@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig } from '@availability/service-core';
+import { createHttpService, loadConfig, startTracing } from '@availability/service-core';
 import { ExampleIntegratorConfig } from './config/example-integrator.config.js';
 import { ExampleIntegratorModule } from './example-integrator.module.js';
 import { captureRawBodies } from './webhooks/raw-body.js';
@@ -24,5 +24,7 @@ export async function startExampleIntegrator(config: ExampleIntegratorConfig) {
 
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await startExampleIntegrator(loadConfig(ExampleIntegratorConfig));
+  const config = loadConfig(ExampleIntegratorConfig);
+  startTracing('example-integrator', config);
+  await startExampleIntegrator(config);
 }
