@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from '@availability/auth';
 import { JobsModule, RedisHealth } from '@availability/jobs';
 import { BusHandlersModule, EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget } from '@availability/service-core';
@@ -18,8 +19,15 @@ import { TargetResolver } from './delivery/target-resolver.js';
 import { WebhookSender } from './delivery/webhook-sender.js';
 import { WebhookEventsController } from './delivery/webhook-events.controller.js';
 import { EndpointGate } from './domain/endpoint-gate.js';
+import { DeliveryLog } from './delivery-log/delivery-log.js';
+import { EndpointStates } from './delivery-log/endpoint-states.js';
+import { TestEvents } from './delivery-log/test-events.js';
 import { KeySetController } from './keys/key-set.controller.js';
 import { DISPATCHER_MIGRATIONS } from './migrations/index.js';
+import { PortalWebhooksGuard } from './portal/portal-auth.js';
+import { PortalWebhooks } from './portal/portal-webhooks.js';
+import { PortalWebhooksController } from './portal/portal-webhooks.controller.js';
+import { PortalWebhooksPolicy } from './portal/portal-webhooks.policy.js';
 
 export const SERVICE_NAME = 'webhook-dispatcher';
 
@@ -39,6 +47,8 @@ export class WebhookDispatcherModule {
           applicationName: SERVICE_NAME,
         })),
         NatsModule.forService(SERVICE_NAME, config),
+        // Portal user tokens, checked by contact-directory over NATS and cached, as every service checks credentials.
+        AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
         EventStreamModule.forService(config),
         BusHandlersModule.forService(SERVICE_NAME, config, {
           concurrency: config.WEBHOOK_INTAKE_CONCURRENCY,
@@ -54,7 +64,7 @@ export class WebhookDispatcherModule {
         JobsModule.forRoot(() => ({ redis: redisTarget(config), prefix: config.QUEUE_PREFIX })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),
       ],
-      controllers: [DeliveriesController, KeySetController, WebhookEventsController],
+      controllers: [DeliveriesController, PortalWebhooksController, KeySetController, WebhookEventsController],
       providers: [
         { provide: WebhookDispatcherConfig, useValue: config },
         { provide: SigningKeyRing, useValue: signingKeys(config) },
@@ -70,6 +80,12 @@ export class WebhookDispatcherModule {
         EventIntake,
         RetryWorker,
         RecoverySweep,
+        DeliveryLog,
+        EndpointStates,
+        TestEvents,
+        PortalWebhooksGuard,
+        { provide: PortalWebhooksPolicy, useFactory: () => new PortalWebhooksPolicy(Date.now) },
+        PortalWebhooks,
       ],
       exports: [WebhookDispatcherConfig],
     };

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../delivery/deliveries.repository.js';
+import { DELIVERY_STATUSES, type DeliveryStatus, ENDPOINT_ACTIVITY_WINDOW } from '../delivery/deliveries.repository.js';
+import { WEBHOOK_TYPE_NAMES, type WebhookType } from '../domain/webhook-call.js';
 
 /** One call to the integrator, or a decision taken without calling (then statusCode is null and durationMs 0). */
 export class DeliveryAttemptView {
@@ -46,6 +47,12 @@ export class DeliveryLogView {
 
   @ApiProperty({ description: 'The event’s subject', example: 'contacts.added' })
   eventSubject: string;
+
+  @ApiProperty({ enum: WEBHOOK_TYPE_NAMES, nullable: true, description: 'The webhook type: offer-response (POST /offer/response) or contact-added (GET /contact/new/{workerId})', example: 'contact-added' })
+  eventType: WebhookType | null;
+
+  @ApiProperty({ description: 'A test event the organisation sent itself (marked `webhook-test: true`, and `"test": true` in a body)', example: false })
+  test: boolean;
 
   @ApiProperty({ description: 'The webhook-id header: the same on every attempt and redelivery', example: '9ab9a347-8e54-490e-9949-a1f91401a955:8333fa9f-0801-4965-8862-bab6bda8a17c' })
   webhookId: string;
@@ -105,20 +112,49 @@ export class RedeliveredView {
   redelivered: number;
 }
 
-/** The state of an organisation's endpoint as the dispatcher sees it; all null when it never failed. */
+export const ENDPOINT_STATES = ['healthy', 'failing', 'circuit-open', 'disabled'] as const;
+export type EndpointStateName = (typeof ENDPOINT_STATES)[number];
+
+/** The state of an organisation's endpoint as the dispatcher sees it; the times are null when it never failed. */
 export class EndpointStateView {
   @ApiProperty({ example: '8333fa9f-0801-4965-8862-bab6bda8a17c' })
   organisationId: string;
 
+  @ApiProperty({
+    enum: ENDPOINT_STATES,
+    description:
+      'disabled: no calls until re-enabled; circuit-open: deliveries are held back, one trial call per cool-down; failing: calls fail and are retried; healthy: otherwise',
+    example: 'healthy',
+  })
+  state: EndpointStateName;
+
   @ApiProperty({ type: String, format: 'uri', nullable: true, description: 'The base URL its failures were seen at', example: 'https://partner.example.com/hooks/v1' })
   baseUrl: string | null;
+
+  @ApiProperty({ description: 'Deliveries are held back after consecutive failures: held ones, or this instance’s breaker, open', example: false })
+  circuitOpen: boolean;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Deliveries held back, waiting for the endpoint to answer (they use no attempts while held)', example: 0 })
+  heldCount: number;
+
+  @ApiProperty({ description: 'Calls to it are stopped (after a 410 Gone, or failing without a success for WEBHOOK_DISABLE_AFTER_HOURS)', example: false })
+  disabled: boolean;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Start of the current run of failed calls; null while calls succeed', example: '2026-11-21T09:12:44.120Z' })
   failingSince: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When calls to it were stopped; null while it is enabled', example: '2026-11-24T09:12:51.004Z' })
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When calls to it were stopped; null while it is enabled', example: null })
   disabledAt: string | null;
 
-  @ApiProperty({ type: String, nullable: true, example: 'https://partner.example.com/hooks/v1 had no successful call for 72 hours' })
+  @ApiProperty({ type: String, nullable: true, description: 'Why calls to it were stopped', example: null })
   disabledReason: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: `Its latest successful call, among its latest ${ENDPOINT_ACTIVITY_WINDOW} deliveries`, example: '2026-11-24T22:25:19.375Z' })
+  lastSuccessAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: `Its latest failed call, among its latest ${ENDPOINT_ACTIVITY_WINDOW} deliveries`, example: '2026-11-21T09:12:44.120Z' })
+  lastFailureAt: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'What went wrong in that call', example: 'HTTP 503' })
+  lastFailureError: string | null;
 }

@@ -66,11 +66,17 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     // The integrator re-saved its endpoint (and passed /test and /test/auth): enabled again, and what was held for it goes now.
     this.resolver.onChanged((organisationId) => {
-      this.gate
-        .reset(organisationId)
-        .then(() => this.held.release(organisationId))
-        .catch((error: Error) => this.logger.warn(`enable ${organisationId}: ${error.message}`));
+      this.enableEndpoint(organisationId).catch((error: Error) => this.logger.warn(`enable ${organisationId}: ${error.message}`));
     });
+  }
+
+  /**
+   * An endpoint starts afresh: enabled, its failure streak and this process's breaker reset, and what
+   * was held for it queued now. (Other processes' breakers close at their next trial call.)
+   */
+  async enableEndpoint(organisationId: string): Promise<void> {
+    await this.gate.reset(organisationId);
+    await this.held.release(organisationId);
   }
 
   async onModuleDestroy(): Promise<void> {

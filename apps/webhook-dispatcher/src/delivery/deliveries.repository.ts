@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { appendToOutbox, type OutboxMessage } from '@availability/messaging';
 import { type PreparedStatement, runPrepared } from '@availability/service-core';
+import { type WebhookType, webhookTypeOf } from '../domain/webhook-call.js';
 
 export const DISPATCHER_SCHEMA = 'dispatcher';
 
@@ -19,6 +20,9 @@ export interface NewDelivery {
   url: string | null;
   status: 'pending' | 'skipped';
 }
+
+/** A test event's delivery: always new (its event id is made for it), always to be sent. */
+export type NewTestDelivery = Omit<NewDelivery, 'status' | 'url'> & { url: string };
 
 /** The delivery row behind a new or repeated event: what the intake needs to decide whether to queue a job. */
 export interface IntakeResult {
@@ -48,12 +52,16 @@ export interface AttemptRecord {
   url: string | null;
 }
 
-/** A delivery as the operator API shows it. */
+/** A delivery as the operator and portal APIs show it. */
 export interface DeliveryView {
   id: number;
   eventId: string;
   organisationId: string;
   eventSubject: string;
+  /** The webhook type the subject makes; null for none (no such delivery is written today). */
+  eventType: WebhookType | null;
+  /** A test event the organisation sent itself. */
+  test: boolean;
   webhookId: string;
   method: string;
   path: string;
@@ -93,6 +101,7 @@ export interface RedeliveryRow {
   path: string;
   body: string;
   series: number;
+  test: boolean;
 }
 
 /** A held delivery as it goes back to the queue: how many attempts its series has used so far. */
@@ -106,23 +115,53 @@ export interface EndpointRow {
   disabledReason: string | null;
 }
 
+/**
+ * What the log knows about an organisation's endpoint: its shared health (all null when it never
+ * failed), how many deliveries are held back for it, and its latest successful and failed calls among
+ * its newest deliveries (ENDPOINT_ACTIVITY_WINDOW).
+ */
+export interface EndpointActivityRow {
+  baseUrl: string | null;
+  failingSince: string | null;
+  disabledAt: string | null;
+  disabledReason: string | null;
+  heldCount: number;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  lastFailureError: string | null;
+}
+
+/**
+ * How many of an organisation's newest deliveries the endpoint's last success and failure are looked
+ * for in: reading them costs no write on the delivery path, and stays cheap however long the log.
+ */
+export const ENDPOINT_ACTIVITY_WINDOW = 1_000;
+
 export interface DeliveryFilter {
   organisationId?: string;
   eventId?: string;
   status?: DeliveryStatus;
+  /** The event subject (a webhook type's event). */
+  eventSubject?: string;
+  /** Deliveries of events recorded at or after `from` and before `to`. */
+  from?: Date;
+  to?: Date;
   before?: number;
   limit: number;
 }
+
+/** Deliveries started again per statement by a redelivery by time. */
+export const REDELIVERY_BATCH = 500;
 
 const ts = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.organisation_id AS "organisationId", d.event_subject AS "eventSubject",
   d.webhook_id AS "webhookId", d.method, d.path, d.url, d.status, d.attempts, d.series,
   ${ts('d.next_attempt_at')} AS "nextAttemptAt", d.last_status_code AS "lastStatusCode", d.last_error AS "lastError",
-  ${ts('d.created_at')} AS "createdAt", ${ts('d.updated_at')} AS "updatedAt", ${ts('d.held_at')} AS "heldSince"`;
+  ${ts('d.created_at')} AS "createdAt", ${ts('d.updated_at')} AS "updatedAt", ${ts('d.held_at')} AS "heldSince", d.test`;
 
 const REDELIVERY_COLUMNS = `id, event_id AS "eventId", organisation_id AS "organisationId", event_subject AS "eventSubject",
-  webhook_id AS "webhookId", method, path, body, series`;
+  webhook_id AS "webhookId", method, path, body, series, test`;
 
 const HELD_COLUMNS = `${REDELIVERY_COLUMNS},
   (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int AS "attemptsInSeries"`;
@@ -236,6 +275,7 @@ export class DeliveriesRepository {
     );
   }
 
+  /** Deliveries matching the filter, newest first, with their attempts. */
   async list(filter: DeliveryFilter): Promise<DeliveryView[]> {
     const deliveries: DeliveryView[] = await this.dataSource.query(
       `SELECT ${DELIVERY_COLUMNS} FROM dispatcher.delivery d
@@ -243,20 +283,49 @@ export class DeliveriesRepository {
          AND ($2::uuid IS NULL OR d.event_id = $2)
          AND ($3::text IS NULL OR d.status = $3)
          AND ($4::bigint IS NULL OR d.id < $4)
+         AND ($6::text IS NULL OR d.event_subject = $6)
+         AND ($7::timestamptz IS NULL OR d.created_at >= $7)
+         AND ($8::timestamptz IS NULL OR d.created_at < $8)
        ORDER BY d.id DESC LIMIT $5`,
-      [filter.organisationId ?? null, filter.eventId ?? null, filter.status ?? null, filter.before ?? null, filter.limit],
+      [
+        filter.organisationId ?? null,
+        filter.eventId ?? null,
+        filter.status ?? null,
+        filter.before ?? null,
+        filter.limit,
+        filter.eventSubject ?? null,
+        filter.from ?? null,
+        filter.to ?? null,
+      ],
     );
     await this.attachAttempts(deliveries);
     return deliveries;
   }
 
-  async find(id: number): Promise<DeliveryView | undefined> {
-    const rows: DeliveryView[] = await this.dataSource.query(`SELECT ${DELIVERY_COLUMNS} FROM dispatcher.delivery d WHERE d.id = $1`, [id]);
+  /** One delivery with its attempts; with `organisationId`, only if it is that organisation's. */
+  async find(id: number, organisationId?: string): Promise<DeliveryView | undefined> {
+    const rows: DeliveryView[] = await this.dataSource.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM dispatcher.delivery d WHERE d.id = $1 AND ($2::text IS NULL OR d.organisation_id = $2)`,
+      [id, organisationId ?? null],
+    );
     await this.attachAttempts(rows);
     return rows[0];
   }
 
+  /** Records a test event's delivery, pending its first attempt. */
+  async insertTestDelivery(row: NewTestDelivery): Promise<RedeliveryRow> {
+    const rows: RedeliveryRow[] = await this.dataSource.query(
+      `WITH inserted AS (
+         INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, test)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', true) RETURNING *
+       ) SELECT ${REDELIVERY_COLUMNS} FROM inserted`,
+      [row.eventId, row.organisationId, row.eventSubject, row.webhookId, row.method, row.path, row.body, row.url],
+    );
+    return rows[0];
+  }
+
   private async attachAttempts(deliveries: DeliveryView[]): Promise<void> {
+    for (const delivery of deliveries) delivery.eventType = webhookTypeOf(delivery.eventSubject);
     if (deliveries.length === 0) return;
     const attempts: Array<AttemptView & { deliveryId: number }> = await this.dataSource.query(
       `SELECT delivery_id AS "deliveryId", attempt_no AS "attemptNo", series, ${ts('started_at')} AS "startedAt",
@@ -270,27 +339,38 @@ export class DeliveriesRepository {
     for (const delivery of deliveries) delivery.attemptLog = byDelivery.get(delivery.id) ?? [];
   }
 
-  /** Starts a new attempt series for one delivery (any status but skipped). */
-  async startRedelivery(id: number): Promise<RedeliveryRow | undefined> {
+  /**
+   * Starts a new attempt series for one delivery (any status but skipped); with `organisationId`, only
+   * if it is that organisation's.
+   */
+  async startRedelivery(id: number, organisationId?: string): Promise<RedeliveryRow | undefined> {
     const rows: RedeliveryRow[] = await this.dataSource.query(
       `WITH updated AS (
          UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, held_at = NULL, updated_at = now()
-         WHERE id = $1 AND status <> 'skipped' RETURNING *
+         WHERE id = $1 AND status <> 'skipped' AND ($2::text IS NULL OR organisation_id = $2) RETURNING *
        ) SELECT ${REDELIVERY_COLUMNS} FROM updated`,
-      [id],
+      [id, organisationId ?? null],
     );
     return rows[0];
   }
 
-  /** Starts a new attempt series for every failed/dead delivery of events recorded since `since`. */
-  async startRedeliveries(since: Date, statuses: DeliveryStatus[], organisationId?: string): Promise<RedeliveryRow[]> {
+  /**
+   * Starts a new attempt series for up to `limit` deliveries in `statuses` of events recorded since
+   * `since`, of one organisation or all, whose ids follow `afterId`: a batch of a redelivery by time,
+   * oldest first, so the caller pages on through however many there are.
+   */
+  async startRedeliveries(since: Date, statuses: DeliveryStatus[], organisationId: string | undefined, afterId: number, limit: number): Promise<RedeliveryRow[]> {
     return this.dataSource.query(
       `WITH updated AS (
          UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, held_at = NULL, updated_at = now()
-         WHERE created_at >= $1 AND status = ANY($2::text[]) AND ($3::text IS NULL OR organisation_id = $3)
+         WHERE id IN (
+           SELECT id FROM dispatcher.delivery
+           WHERE created_at >= $1 AND status = ANY($2::text[]) AND ($3::text IS NULL OR organisation_id = $3) AND id > $4
+           ORDER BY id LIMIT $5
+         ) AND status = ANY($2::text[])
          RETURNING *
        ) SELECT ${REDELIVERY_COLUMNS} FROM updated ORDER BY id`,
-      [since, statuses, organisationId ?? null],
+      [since, statuses, organisationId ?? null, afterId, limit],
     );
   }
 
@@ -361,12 +441,25 @@ export class DeliveriesRepository {
     return rows[0];
   }
 
-  async endpointView(organisationId: string): Promise<Record<string, unknown> | undefined> {
-    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
-      `SELECT organisation_id AS "organisationId", base_url AS "baseUrl", ${ts('failing_since')} AS "failingSince",
-              ${ts('disabled_at')} AS "disabledAt", disabled_reason AS "disabledReason"
-       FROM dispatcher.endpoint WHERE organisation_id = $1`,
-      [organisationId],
+  /** An organisation's endpoint as the log sees it (one row, even for an endpoint never seen failing). */
+  async endpointActivity(organisationId: string): Promise<EndpointActivityRow> {
+    const rows: EndpointActivityRow[] = await this.dataSource.query(
+      `WITH recent AS (
+         SELECT a.started_at, a.status_code, a.error_message
+         FROM (SELECT id FROM dispatcher.delivery WHERE organisation_id = $1 ORDER BY id DESC LIMIT $2) d
+         JOIN dispatcher.attempt a ON a.delivery_id = d.id
+       ), last_failure AS (
+         SELECT started_at, error_message FROM recent WHERE status_code IS NULL OR status_code NOT BETWEEN 200 AND 299
+         ORDER BY started_at DESC LIMIT 1
+       )
+       SELECT e.base_url AS "baseUrl", ${ts('e.failing_since')} AS "failingSince", ${ts('e.disabled_at')} AS "disabledAt",
+              e.disabled_reason AS "disabledReason",
+              (SELECT count(*) FROM dispatcher.delivery WHERE organisation_id = $1 AND held_at IS NOT NULL)::int AS "heldCount",
+              (SELECT ${ts('max(started_at)')} FROM recent WHERE status_code BETWEEN 200 AND 299) AS "lastSuccessAt",
+              (SELECT ${ts('started_at')} FROM last_failure) AS "lastFailureAt",
+              (SELECT error_message FROM last_failure) AS "lastFailureError"
+       FROM (SELECT $1::text AS organisation_id) o LEFT JOIN dispatcher.endpoint e ON e.organisation_id = o.organisation_id`,
+      [organisationId, ENDPOINT_ACTIVITY_WINDOW],
     );
     return rows[0];
   }

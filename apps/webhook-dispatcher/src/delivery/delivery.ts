@@ -13,6 +13,8 @@ export interface Delivery {
   method: 'GET' | 'POST';
   path: string;
   body: string;
+  /** A test event the organisation sent itself: every attempt carries the `webhook-test: true` header. Absent on jobs queued before tests existed. */
+  test?: boolean;
 }
 
 /** A delivery row as the log holds it (`RedeliveryRow`, `HeldRow`), as a Delivery. */
@@ -26,8 +28,9 @@ export function deliveryOf(row: {
   method: string;
   path: string;
   body: string;
+  test?: boolean;
 }): Delivery {
-  return {
+  const delivery: Delivery = {
     deliveryId: row.id,
     series: row.series,
     eventId: row.eventId,
@@ -38,4 +41,7 @@ export function deliveryOf(row: {
     path: row.path,
     body: row.body,
   };
+  // Only tests carry the flag, so a real delivery's job holds exactly what it did before.
+  if (row.test) delivery.test = true;
+  return delivery;
 }

@@ -5,7 +5,7 @@ import { backoffCeiling, backoffDelay, holdWithJitter, scheduleSpan } from './ba
 import { classifyFailure, classifyResponse } from './classify.js';
 import { MicroBatcher } from './micro-batcher.js';
 import { parseRetryAfter } from './retry-after.js';
-import { contactAddedCall, jobIdFor, offerResponseCall, targetUrl, webhookIdFor } from './webhook-call.js';
+import { contactAddedCall, jobIdFor, offerResponseCall, targetUrl, testCall, webhookIdFor, webhookTypeOf } from './webhook-call.js';
 
 const DEFAULTS = { baseMs: 10_000, factor: 2, capMs: 2 * 3_600_000 };
 const EVENT_ID = '6f1c2b1e-1111-4222-8333-944445555666';
@@ -157,6 +157,50 @@ describe('webhook calls', () => {
       method: 'GET',
       path: '/contact/new/a%20b%2F%C3%A4',
       body: '',
+    });
+  });
+
+  it('a real event’s call carries no test mark', () => {
+    expect(offerResponseCall(answer()).test).toBeUndefined();
+    expect(JSON.parse(offerResponseCall(answer()).body)).not.toHaveProperty('test');
+    expect(contactAddedCall(contact('w1')).test).toBeUndefined();
+  });
+
+  describe('test events', () => {
+    const ids = () => {
+      let n = 0;
+      return () => `00000000-0000-4000-8000-00000000000${(n += 1)}`;
+    };
+    const now = new Date('2026-11-24T09:00:00.000Z');
+
+    it('offer-response: the real call with made-up ids, marked test: true last in the body, valid under the contract', () => {
+      const call = testCall('offer-response', ORGANISATION_ID, ids(), now);
+      expect(call).toMatchObject({ organisationId: ORGANISATION_ID, subject: 'offers.response.recorded', method: 'POST', path: '/offer/response', test: true });
+      expect(call.eventId).toBe('00000000-0000-4000-8000-000000000001');
+      expect(call.body).toBe(
+        '{"eventId":"00000000-0000-4000-8000-000000000001","offerId":"00000000-0000-4000-8000-000000000002",' +
+          '"workerId":"00000000-0000-4000-8000-000000000003","response":"applied","respondedAt":"2026-11-24T09:00:00.000Z","test":true}',
+      );
+      expect(Value.Errors(WorkerOfferResponse, JSON.parse(call.body)).First()).toBeUndefined();
+    });
+
+    it('contact-added: GET /contact/new/{a made-up worker id}, no body (the header marks it)', () => {
+      const call = testCall('contact-added', ORGANISATION_ID, ids(), now);
+      expect(call).toEqual({
+        organisationId: ORGANISATION_ID,
+        eventId: '00000000-0000-4000-8000-000000000001',
+        subject: 'contacts.added',
+        method: 'GET',
+        path: '/contact/new/00000000-0000-4000-8000-000000000002',
+        body: '',
+        test: true,
+      });
+    });
+
+    it('names each delivery’s webhook type from its subject', () => {
+      expect(webhookTypeOf(testCall('offer-response', ORGANISATION_ID, ids(), now).subject)).toBe('offer-response');
+      expect(webhookTypeOf(testCall('contact-added', ORGANISATION_ID, ids(), now).subject)).toBe('contact-added');
+      expect(webhookTypeOf('offers.created')).toBeNull();
     });
   });
 

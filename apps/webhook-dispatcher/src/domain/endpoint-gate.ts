@@ -186,6 +186,12 @@ export class EndpointGate {
     await this.store.enable(key);
   }
 
+  /** Whether this process's breaker holds the endpoint's deliveries back (open, or half-open with its trial out). */
+  circuitOpen(key: string): boolean {
+    const endpoint = this.endpoints.get(key);
+    return endpoint !== undefined && this.heldForMs(endpoint) > 0;
+  }
+
   /** Calls in flight to the endpoint from this process. */
   inFlight(key: string): number {
     return this.endpoints.get(key)?.inFlight ?? 0;

@@ -1,5 +1,24 @@
 import { type ContactAddedEvent, EventSubject, type OfferResponseRecordedEvent } from '@availability/contracts';
 
+/**
+ * The webhook types as integrators and the portal name them, and the event each is made from. Every
+ * delivery's `eventSubject` is one of these events.
+ */
+export const WEBHOOK_TYPES = {
+  'offer-response': EventSubject.OfferResponseRecorded,
+  'contact-added': EventSubject.ContactAdded,
+} as const satisfies Record<string, EventSubject>;
+export type WebhookType = keyof typeof WEBHOOK_TYPES;
+export const WEBHOOK_TYPE_NAMES = Object.keys(WEBHOOK_TYPES) as WebhookType[];
+
+/** The webhook type of an event subject; null for a subject that makes no webhook. */
+export function webhookTypeOf(subject: string): WebhookType | null {
+  return WEBHOOK_TYPE_NAMES.find((type) => WEBHOOK_TYPES[type] === subject) ?? null;
+}
+
+/** The header that marks a test delivery (its body, when it has one, says `"test": true` too). */
+export const WEBHOOK_TEST_HEADER = 'webhook-test';
+
 /** One HTTP call to an integrator, independent of where its service lives. */
 export interface WebhookCall {
   /** Whose service is called. */
@@ -11,28 +30,49 @@ export interface WebhookCall {
   path: string;
   /** Exact bytes sent (and signed); '' for no body. */
   body: string;
+  /** A test event an organisation sent itself from the portal: marked as such, in the body and a header. */
+  test?: boolean;
 }
 
 /**
  * `offers.response.recorded` → `POST /offer/response` to the offer's sending organisation (DESIGN 4).
  * The event has been checked against its schema before it gets here.
  */
-export function offerResponseCall(event: OfferResponseRecordedEvent): WebhookCall {
-  // Key order is part of the contract (DESIGN 4): eventId, offerId, workerId, response, respondedAt.
+export function offerResponseCall(event: Pick<OfferResponseRecordedEvent, 'eventId' | 'organisationId' | 'offerId' | 'workerId' | 'response' | 'respondedAt'>, test = false): WebhookCall {
+  // Key order is part of the contract (DESIGN 4): eventId, offerId, workerId, response, respondedAt;
+  // a test event adds `test: true` last (an optional field of the contract).
   const body = JSON.stringify({
     eventId: event.eventId,
     offerId: event.offerId,
     workerId: event.workerId,
     response: event.response,
     respondedAt: event.respondedAt,
+    ...(test ? { test: true } : {}),
   });
-  return { organisationId: event.organisationId, eventId: event.eventId, subject: EventSubject.OfferResponseRecorded, method: 'POST', path: '/offer/response', body };
+  const call: WebhookCall = { organisationId: event.organisationId, eventId: event.eventId, subject: EventSubject.OfferResponseRecorded, method: 'POST', path: '/offer/response', body };
+  return test ? { ...call, test } : call;
 }
 
 /** `contacts.added` → `GET /contact/new/{workerId}` to the organisation the worker added (DESIGN 4). */
-export function contactAddedCall(event: ContactAddedEvent): WebhookCall {
+export function contactAddedCall(event: Pick<ContactAddedEvent, 'eventId' | 'organisationId' | 'workerId'>, test = false): WebhookCall {
   const path = `/contact/new/${encodeURIComponent(event.workerId)}`;
-  return { organisationId: event.organisationId, eventId: event.eventId, subject: EventSubject.ContactAdded, method: 'GET', path, body: '' };
+  const call: WebhookCall = { organisationId: event.organisationId, eventId: event.eventId, subject: EventSubject.ContactAdded, method: 'GET', path, body: '' };
+  return test ? { ...call, test } : call;
+}
+
+/**
+ * A test event of `type` for an organisation to send itself: the call a real event of that type
+ * makes, with made-up ids (so nothing in the integrator's system matches them), marked as a test.
+ * `newId` and `now` are injected so the call is reproducible in tests.
+ */
+export function testCall(type: WebhookType, organisationId: string, newId: () => string, now: Date): WebhookCall {
+  const eventId = newId();
+  switch (type) {
+    case 'offer-response':
+      return offerResponseCall({ eventId, organisationId, offerId: newId(), workerId: newId(), response: 'applied', respondedAt: now.toISOString() }, true);
+    case 'contact-added':
+      return contactAddedCall({ eventId, organisationId, workerId: newId() }, true);
+  }
 }
 
 /** The same `webhook-id` on every attempt and redelivery of one event to one organisation. */

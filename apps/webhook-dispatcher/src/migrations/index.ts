@@ -3,6 +3,7 @@ import { DISPATCHER_SCHEMA } from '../delivery/deliveries.repository.js';
 import { CreateDispatcher1764100000000 } from './1764100000000-create-dispatcher.js';
 import { HeldDeliveries1764300000000 } from './1764300000000-held-deliveries.js';
 import { OverdueDeliveries1764400000000 } from './1764400000000-overdue-deliveries.js';
+import { TestDeliveries1764700000000 } from './1764700000000-test-deliveries.js';
 
 /** webhook-dispatcher's migrations, in order: applied at start-up and by `migrate.js`. */
 export const DISPATCHER_MIGRATIONS = [
@@ -12,5 +13,6 @@ export const DISPATCHER_MIGRATIONS = [
   OverdueDeliveries1764400000000,
   outboxPayloadTextMigration(DISPATCHER_SCHEMA, 1764500000000),
   parkedEventsMigration(DISPATCHER_SCHEMA, 1764600000000),
+  TestDeliveries1764700000000,
   outboxTraceparentMigration(DISPATCHER_SCHEMA, 1764800000000),
 ];

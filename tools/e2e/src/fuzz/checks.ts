@@ -50,8 +50,8 @@ export function answerViolations(outcome: FuzzOutcome, types: Map<string, number
 
 /**
  * A credential of the other organisation (its API key, workers or portal users) must never be
- * answered with a 2xx about one of the home organisation's offers: offers of another organisation
- * are a 404, as if they did not exist.
+ * answered with a 2xx about one of the home organisation's offers or webhook deliveries: those of
+ * another organisation are a 404, as if they did not exist.
  */
 export function tenantViolations(world: FuzzWorld, request: FuzzRequest, outcome: FuzzOutcome): string[] {
   if (!isResponse(outcome) || outcome.status >= 300) return [];
@@ -60,7 +60,10 @@ export function tenantViolations(world: FuzzWorld, request: FuzzRequest, outcome
   const credential = `${request.headers.authorization ?? ''} ${request.headers['x-api-key'] ?? ''}`;
   if (!foreign.some((token) => credential.includes(token))) return [];
   const offer = home.offerIds.find((id) => request.path.includes(id));
-  return offer ? [`HTTP ${outcome.status} to another organisation's credential for the home organisation's offer ${offer}`] : [];
+  if (offer) return [`HTTP ${outcome.status} to another organisation's credential for the home organisation's offer ${offer}`];
+  // The seeded deliveries are all the home organisation's (the other has no webhook endpoint).
+  const delivery = /^\/portal\/webhooks\/deliveries\/([^/?#]+)/.exec(request.path)?.[1];
+  return delivery && world.deliveryIds.includes(delivery) ? [`HTTP ${outcome.status} to another organisation's credential for the home organisation's delivery ${delivery}`] : [];
 }
 
 /** The `api-version` values a request's query carries, however spelt (`API-VERSION`, `api-version[]`). */

@@ -36,6 +36,16 @@ const workers: Pool = (w) => [...w.home.workers, ...w.other.workers].map((worker
 const homeOffers: Pool = (w) => w.home.offerIds;
 const apiVersion: Pool = () => ['1.0'];
 const email = (n: number) => `fuzz${n}@fuzz.example`;
+/** The filters of the dispatcher's delivery lists (operator and portal). */
+const deliveryFilters: Record<string, Pool> = {
+  before: () => ['1', '1000000'],
+  limit: () => ['1', '50', '200'],
+  status: () => ['pending', 'succeeded', 'failed', 'dead', 'skipped'],
+  eventType: () => ['offer-response', 'contact-added'],
+  eventId: () => ['00000000-0000-4000-8000-000000000000'],
+  from: () => ['2020-01-01T00:00:00Z', '2026-11-24'],
+  to: () => ['2100-01-01T00:00:00+01:00'],
+};
 
 /**
  * Every operation of every service's OpenAPI document, by `METHOD path`. The spec checks this table
@@ -164,13 +174,7 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
   'webhook-dispatcher': {
     'GET /admin/deliveries': {
       auth: 'dispatcher-admin',
-      query: {
-        before: () => ['1', '1000000'],
-        limit: () => ['1', '50', '200'],
-        status: () => ['pending', 'succeeded', 'failed', 'dead', 'skipped'],
-        eventId: () => ['00000000-0000-4000-8000-000000000000'],
-        organisationId: organisations,
-      },
+      query: { ...deliveryFilters, organisationId: organisations },
     },
     'POST /admin/deliveries/redeliver': {
       auth: 'dispatcher-admin',
@@ -191,6 +195,16 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     'GET /admin/deliveries/{id}': { auth: 'dispatcher-admin', params: { id: (w) => w.deliveryIds } },
     'POST /admin/deliveries/{id}/redeliver': { auth: 'dispatcher-admin', params: { id: (w) => w.deliveryIds } },
     'GET /admin/endpoints/{organisationId}': { auth: 'dispatcher-admin', params: { organisationId: organisations } },
+    'GET /portal/webhooks/deliveries': { auth: 'portal', query: deliveryFilters },
+    'GET /portal/webhooks/deliveries/{id}': { auth: 'portal', params: { id: (w) => w.deliveryIds } },
+    'POST /portal/webhooks/deliveries/{id}/redeliver': { auth: 'portal', params: { id: (w) => w.deliveryIds } },
+    'POST /portal/webhooks/deliveries/redeliver': {
+      auth: 'portal',
+      body: { valid: (_, n) => ({ since: new Date(Date.now() - (n % 7) * 86_400_000).toISOString(), statuses: ['failed', 'dead'] }) },
+    },
+    'GET /portal/webhooks/endpoint': { auth: 'portal' },
+    'POST /portal/webhooks/endpoint/enable': { auth: 'portal-admin' },
+    'POST /portal/webhooks/test-events': { auth: 'portal', body: { valid: (_, n) => ({ type: n % 2 === 0 ? 'offer-response' : 'contact-added' }) } },
     'GET /.well-known/webhook-keys.json': { auth: 'none' },
   },
 };
