@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { startBusHandlers } from '@availability/messaging';
-import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses } from '@availability/service-core';
+import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses, startTracing } from '@availability/service-core';
 import { mountQueueDashboard } from './admin/queue-dashboard.js';
 import { resolveDispatcherConfig, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module.js';
 
-/** Operator and portal requests are small JSON bodies. */
+/** Operator requests are small JSON bodies. */
 const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
@@ -15,14 +15,10 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
       title: 'Availability Platform — Webhook Dispatcher',
       description:
         'Signed, retried, logged calls to integrators (offer responses, contacts added). The operator API lists deliveries ' +
-        'with their attempts and redelivers them; the BullMQ dashboard is at /admin/queues (same bearer token). The portal ' +
-        'API (portal user tokens, put_…) shows an organisation its own deliveries, endpoint state and test events.',
+        'with their attempts and redelivers them; the BullMQ dashboard is at /admin/queues (same bearer token).',
       version: '1.0',
     },
-    configureOpenApi: (builder) =>
-      builder
-        .addBearerAuth(opaqueBearer('The operator token (DISPATCHER_ADMIN_TOKEN)'), 'admin')
-        .addBearerAuth(opaqueBearer('A portal user’s sign-in token (put_…): the organisation’s own webhooks'), 'portal'),
+    configureOpenApi: (builder) => builder.addBearerAuth(opaqueBearer('The operator token (DISPATCHER_ADMIN_TOKEN)'), 'admin'),
   });
   await mountQueueDashboard(app);
   await startBusHandlers(app);
@@ -36,5 +32,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   // Worker processes (SERVICE_PROCESSES > 1) read their settings from this environment: a development
   // key generated above must reach them too, or each would sign with a key of its own.
   if (!process.env.WEBHOOK_SIGNING_KEYS && !process.env.WEBHOOK_SIGNING_KEYS_FILE) process.env.WEBHOOK_SIGNING_KEYS = config.WEBHOOK_SIGNING_KEYS;
-  await runServiceProcesses('webhook-dispatcher', config, () => startWebhookDispatcher(config));
+  await runServiceProcesses('webhook-dispatcher', config, () => {
+    startTracing('webhook-dispatcher', config);
+    return startWebhookDispatcher(config);
+  });
 }
