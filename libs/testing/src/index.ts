@@ -10,4 +10,5 @@ export * from './test-certificates.js';
 export * from './test-nats-server.js';
 export * from './nats-server-process.js';
 export * from './test-redis-server.js';
+export * from './test-redis-sentinels.js';
 export * from './test-nats-cluster.js';
