@@ -12,7 +12,7 @@ describe('Redis connections', () => {
     redis.disconnect();
   });
 
-  it('ask the Sentinels for the named primary, with REDIS_URL’s credentials and database', () => {
+  it('ask the Sentinels for the named primary, with REDIS_URL’s credentials, database and TLS, and watch them for a switch', () => {
     const config = loadConfig(ServiceConfig, {
       REDIS_URL: 'rediss://jobs:s%40cret@ignored:6379/3',
       REDIS_SENTINELS: 'sentinel-0.redis:26379,sentinel-1.redis:26379,10.0.0.7:26380',
@@ -30,6 +30,8 @@ describe('Redis connections', () => {
       password: 's@cret',
       db: 3,
       tls: {},
+      enableTLSForSentinelMode: true,
+      failoverDetector: true,
       maxRetriesPerRequest: null,
     });
     redis.disconnect();

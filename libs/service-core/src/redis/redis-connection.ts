@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions, type SentinelConnectionOptions, SentinelConnector } from 'ioredis';
 import type { ServiceConfig } from '../config/service.config.js';
 
 /** Where a service's Redis is: one server's URL, or Sentinels that name the current primary. */
@@ -30,14 +30,48 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
   if (target.sentinels.length === 0) return new Redis(target.url, options);
   const url = new URL(target.url);
   return new Redis({
+    // A demoted primary that is still up (after SENTINEL FAILOVER, or one the Sentinels could not
+    // reach) keeps taking writes until the Sentinels make it a replica, seconds later, and its resync
+    // then drops them: clients leave it as soon as a Sentinel announces +switch-master.
+    failoverDetector: true,
+    Connector: FailoverFollowingConnector,
+    // A write that reaches a replica (a server demoted behind the client's back) reconnects through
+    // the Sentinels and is sent again: refused as READONLY, it had no effect.
+    reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
     ...options,
     sentinels: target.sentinels,
     name: target.masterName,
     username: url.username ? decodeURIComponent(url.username) : undefined,
     password: url.password ? decodeURIComponent(url.password) : undefined,
     db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
-    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+    // Through Sentinels, ioredis uses `tls` for the data servers only with enableTLSForSentinelMode.
+    ...(url.protocol === 'rediss:' ? { tls: {}, enableTLSForSentinelMode: true } : {}),
   });
+}
+
+/**
+ * ioredis's Sentinel connector, except that the failover detector's subscriptions to the Sentinels
+ * end with the connection they watch: ioredis ends them on disconnect() but not after quit(), which
+ * BullMQ uses for the connections it makes, so they would outlive a closed queue or worker. (The
+ * detector is made when the stream connects and replaced at every reconnection.)
+ */
+class FailoverFollowingConnector extends SentinelConnector {
+  // ioredis hands a custom connector the client's options untyped.
+  constructor(options: unknown) {
+    super(options as SentinelConnectionOptions);
+  }
+
+  override async connect(eventEmitter: Parameters<SentinelConnector['connect']>[0]): ReturnType<SentinelConnector['connect']> {
+    const stream = await super.connect(eventEmitter);
+    stream.once('close', () => {
+      const self = this as unknown as { failoverDetector: { isDisconnected: boolean; cleanup(): void } | null };
+      // Once only, and forgotten so the next connection does not clean it again: every cleanup of
+      // subscriptions already closed leaves a 2 s timer behind.
+      if (self.failoverDetector && !self.failoverDetector.isDisconnected) self.failoverDetector.cleanup();
+      self.failoverDetector = null;
+    });
+    return stream;
+  }
 }
 
 function parseHostPort(entry: string): { host: string; port: number } {
