@@ -27,7 +27,11 @@ export function asyncApiDocument(): Record<string, unknown> {
         type: 'object',
         properties: {
           'Nats-Msg-Id': { type: 'string', description: 'The eventId: JetStream stores an event published twice once.' },
-          'x-request-id': { type: 'string', description: 'The trace id of the request that caused the event, when there was one.' },
+          traceparent: {
+            type: 'string',
+            description: 'W3C Trace Context of the work that caused the event (the outbox relay\'s publish, when tracing is on): its handlers continue that trace.',
+          },
+          'x-request-id': { type: 'string', description: 'The request id of the request that caused the event, when there was one: the caller\'s own x-request-id, or else the trace id.' },
         },
         required: ['Nats-Msg-Id'],
       },
