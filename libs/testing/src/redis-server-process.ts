@@ -41,6 +41,11 @@ export class RedisServerProcess {
     return this.output;
   }
 
+  /** Sends `signal` without waiting for anything (SIGSTOP, SIGCONT). */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
   /** Sends `signal` and waits for the process to exit (at once if it already has). */
   async kill(signal: NodeJS.Signals): Promise<void> {
     killOnExit.delete(this.child);

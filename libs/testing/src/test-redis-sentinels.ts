@@ -32,7 +32,17 @@ export interface TestRedisSentinels {
   env: Record<string, string>;
   /** `host:port` of the primary, as the first Sentinel that answers names it. */
   currentPrimary(): Promise<string>;
-  /** Kills the current primary with SIGKILL (it is not started again); returns its `host:port`. */
+  /**
+   * From now until the primary is killed, the replica gets nothing more from it (the replica is
+   * stopped with SIGSTOP and its link cut), so what the primary acknowledges meanwhile dies with it,
+   * as when replication falls behind. Keep it to a few seconds: the Sentinels do not promote a replica
+   * cut off from its primary for ten times `down-after-milliseconds`.
+   */
+  cutOffReplica(): Promise<void>;
+  /**
+   * Kills the current primary with SIGKILL (it is not started again), then lets a replica cut off
+   * from it run again; returns the primary's `host:port`.
+   */
   killPrimary(): Promise<string>;
   /**
    * A failover with the primary still up (SENTINEL FAILOVER, as for maintenance): the replica is
@@ -53,6 +63,8 @@ export async function startTestRedisSentinels(options: TestRedisSentinelsOptions
   const servers = new Map<string, RedisServerProcess>();
   const sentinelProcesses: RedisServerProcess[] = [];
   const sentinels: string[] = [];
+  /** Replicas stopped by cutOffReplica. */
+  const stopped = new Set<RedisServerProcess>();
   const directory = async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ap-redis-sentinel-'));
     dirs.push(dir);
@@ -129,12 +141,24 @@ export async function startTestRedisSentinels(options: TestRedisSentinelsOptions
     masterName,
     env: { REDIS_SENTINELS: sentinels.join(','), REDIS_SENTINEL_MASTER: masterName },
     currentPrimary,
+    async cutOffReplica() {
+      const primary = await currentPrimary();
+      for (const [address, server] of servers) {
+        if (address === primary || stopped.has(server)) continue;
+        server.signal('SIGSTOP');
+        stopped.add(server);
+      }
+      // What is already in a stopped replica's socket still reaches it when it runs again; nothing after this.
+      await command(primary, 'CLIENT', 'KILL', 'TYPE', 'replica');
+    },
     async killPrimary() {
       const primary = await currentPrimary();
       const server = servers.get(primary);
       if (!server) throw new Error(`the Sentinels name ${primary}, which is not one of this harness's servers`);
       await server.kill('SIGKILL');
       servers.delete(primary);
+      for (const replica of stopped) replica.signal('SIGCONT');
+      stopped.clear();
       return primary;
     },
     async failover() {
