@@ -1,0 +1,211 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { issuePortalUserToken, offerBody, OffersClient, PortalClient, seedOrganisation, type SeededOrganisation } from '@availability/platform-client';
+import { eventually, queryDatabase, startTestPlatform, startTestRedisSentinels, type TestPlatform, type TestRedisSentinels } from '@availability/testing';
+import { verifyRequest } from '@availability/webhook-signing';
+
+/**
+ * The platform's Redis behind Sentinel (a primary, a replica, three Sentinels) and its primary killed
+ * with SIGKILL in the middle of a steady stream of worker answers. The integrator refuses the first
+ * call of every webhook (503), so each delivery needs its retry, a delayed BullMQ job: the first
+ * attempt is made straight from the event stream and costs no Redis, the retry cannot be made without
+ * it. Every answer must still reach the integrator with a 200, under the one webhook-id of its
+ * delivery, with the replica promoted and the dispatcher's jobs running on it.
+ *
+ * Replication is asynchronous, so a retry the primary took just before it died can be missing on the
+ * replica. The test makes sure some are: the replica is cut off before the kill, while the primary
+ * takes the retries of ten more refusals. The delivery log in PostgreSQL still knows those
+ * deliveries, and the dispatcher's recovery sweep queues their attempts again.
+ */
+const SECRET = 'redis-failover-secret-0123456789';
+const OFFERS = 15;
+const WORKERS = 10;
+/** Worker answers a second, OFFERS × WORKERS of them; the primary dies after half. */
+const ANSWERS_PER_SECOND = 10;
+
+interface Call {
+  webhookId: string;
+  offerId: string;
+  workerId: string;
+  status: number;
+  verified: boolean;
+  /** Whether it came after the Sentinels had named the promoted replica. */
+  afterFailover: boolean;
+}
+
+/** An integrator at `http://localhost:<port>` that answers 503 to the first call of each webhook-id, 200 after. */
+class RefusingFirstIntegrator {
+  readonly calls: Call[] = [];
+  failedOver = false;
+  private readonly server: Server;
+
+  constructor() {
+    this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk));
+      req.on('end', () => res.writeHead(this.answer(req, body)).end());
+    });
+  }
+
+  refusals(): number {
+    return this.calls.filter((call) => call.status === 503).length;
+  }
+
+  private answer(req: IncomingMessage, body: string): number {
+    const verified = verifyRequest({ request: req, body, secret: SECRET }).ok;
+    if (req.url === '/test') return 200;
+    if (req.url !== '/offer/response') return verified ? 200 : 401;
+    const webhookId = String(req.headers['webhook-id']);
+    const { offerId, workerId } = JSON.parse(body) as { offerId: string; workerId: string };
+    const status = this.calls.some((call) => call.webhookId === webhookId) ? 200 : 503;
+    this.calls.push({ webhookId, offerId, workerId, status, verified, afterFailover: this.failedOver });
+    return status;
+  }
+
+  async listen(): Promise<string> {
+    this.server.listen(0, 'localhost');
+    await once(this.server, 'listening');
+    return `http://localhost:${(this.server.address() as { port: number }).port}`;
+  }
+
+  close(): void {
+    this.server.closeAllConnections();
+    this.server.close();
+  }
+}
+
+let redis: TestRedisSentinels;
+let platform: TestPlatform;
+let integrator: RefusingFirstIntegrator;
+let agency: SeededOrganisation;
+
+beforeAll(async () => {
+  redis = await startTestRedisSentinels();
+  integrator = new RefusingFirstIntegrator();
+  const integratorUrl = await integrator.listen();
+  platform = await startTestPlatform(['contact-directory', 'offers-api', 'webhook-dispatcher'], {
+    // Every service reaches Redis through the Sentinels (the dispatcher's queues, everyone's rate limits).
+    ...redis.env,
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    // Retries wait up to 1 s, so that some are waiting in Redis when the primary dies.
+    WEBHOOK_BACKOFF_BASE_MS: '1000',
+    WEBHOOK_BACKOFF_CAP_MS: '1000',
+    // Every first call fails: the breaker must not hold deliveries, this test is about their retries.
+    WEBHOOK_BREAKER_THRESHOLD: '100000',
+    // A retry lost with the primary is queued again from the delivery log after 5 s instead of 5 min.
+    WEBHOOK_RECOVERY_AFTER_MS: '5000',
+  });
+  agency = await seedOrganisation(platform.admin, { name: 'Failover Staffing', workers: WORKERS });
+  const directory = platform.url('contact-directory');
+  const portal = new PortalClient(directory, (await issuePortalUserToken(directory, platform.env.DIRECTORY_ADMIN_TOKEN, agency.user.id)).token);
+  await portal.saveWebhook(integratorUrl, SECRET);
+}, 180_000);
+
+afterAll(async () => {
+  await platform?.stop();
+  integrator?.close();
+  await redis?.stop();
+});
+
+describe('a Redis failover behind Sentinel in the middle of webhook deliveries', () => {
+  it('delivers every answer’s webhook, retried through BullMQ on the promoted replica', async () => {
+    const sender = new OffersClient(platform.url('offers-api'), agency.apiKey);
+    const workerIds = agency.workers.map((worker) => worker.id);
+    const offerIds: string[] = [];
+    for (let i = 0; i < OFFERS; i++) {
+      const created = await sender.createOffer(offerBody(agency.user.id, workerIds));
+      expect(created.status).toBe(201);
+      offerIds.push(created.text);
+    }
+    const answers = offerIds.flatMap((offerId) => agency.workers.map((worker) => ({ offerId, worker })));
+
+    const primaryBefore = await redis.currentPrimary();
+    /** Runs beside the answers: cuts the replica off, lets the primary alone take some retries, kills it. */
+    const failOver = async () => {
+      await redis.cutOffReplica();
+      const refused = integrator.refusals();
+      // Each refusal's retry is queued in Redis as soon as the dispatcher has the 503.
+      await eventually(() => integrator.refusals() >= refused + 10, 30_000, 'retries queued on the primary alone');
+      await redis.killPrimary();
+      const primary = await eventually(
+        async () => {
+          const named = await redis.currentPrimary();
+          return named !== primaryBefore && named;
+        },
+        60_000,
+        'the Sentinels naming a new primary',
+      );
+      integrator.failedOver = true;
+      return primary;
+    };
+    let failover: Promise<string> | undefined;
+    const answered: Array<Promise<number>> = [];
+    const start = performance.now();
+    for (const [i, { offerId, worker }] of answers.entries()) {
+      const due = start + (i * 1000) / ANSWERS_PER_SECOND - performance.now();
+      if (due > 0) await sleep(due);
+      if (i === answers.length / 2) failover = failOver();
+      answered.push(sender.as(worker.token).answer(offerId, i % 3 === 0 ? 'rejected' : 'applied').then((result) => result.status));
+    }
+    expect(new Set(await Promise.all(answered))).toEqual(new Set([200]));
+    const primaryAfter = await failover;
+    expect(primaryAfter).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(primaryAfter).not.toBe(primaryBefore);
+
+    const key = (offerId: string, workerId: string) => `${offerId}/${workerId}`;
+    const expected = new Set(answers.map(({ offerId, worker }) => key(offerId, worker.id)));
+    const succeeded = () => new Set(integrator.calls.filter((call) => call.status === 200).map((call) => key(call.offerId, call.workerId)));
+    await eventually(() => [...expected].every((answer) => succeeded().has(answer)), 180_000, 'every answer’s webhook answered 200');
+
+    // One delivery per answer: every call for it carries its one webhook-id, the first refused, then a 200.
+    const byAnswer = new Map<string, Call[]>();
+    for (const call of integrator.calls) byAnswer.set(key(call.offerId, call.workerId), [...(byAnswer.get(key(call.offerId, call.workerId)) ?? []), call]);
+    expect([...byAnswer.keys()].sort()).toEqual([...expected].sort());
+    for (const [answer, calls] of byAnswer) {
+      expect({ answer, webhookIds: new Set(calls.map((call) => call.webhookId)).size, first: calls[0].status, last: calls.at(-1)?.status }).toEqual({
+        answer,
+        webhookIds: 1,
+        first: 503,
+        last: 200,
+      });
+    }
+    expect(new Set(integrator.calls.map((call) => call.webhookId)).size).toBe(expected.size);
+    expect(integrator.calls.every((call) => call.verified)).toBe(true);
+
+    // Retries made after the Sentinels named the replica ran as BullMQ jobs on it.
+    const retriesAfterFailover = integrator.calls.filter((call) => call.afterFailover && call.status === 200);
+    expect(retriesAfterFailover.length).toBeGreaterThan(0);
+
+    const health = await eventually(
+      async () => {
+        const response = await fetch(`${platform.url('webhook-dispatcher')}/health`);
+        return response.ok && ((await response.json()) as { info?: { redis?: { status?: string } } });
+      },
+      60_000,
+      'the dispatcher healthy, its Redis up',
+    );
+    expect(health.info?.redis?.status).toBe('up');
+
+    await eventually(
+      async () => {
+        const [{ succeeded: done }] = await queryDatabase<{ succeeded: number }>(
+          platform.database.url,
+          `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded FROM dispatcher.delivery`,
+        );
+        return done === expected.size;
+      },
+      30_000,
+      'every delivery logged as succeeded',
+    );
+    // Retries lost with the primary were queued again from the delivery log.
+    const metrics = await (await fetch(`${platform.url('webhook-dispatcher')}/metrics`)).text();
+    const recovered = Number(/^webhook_deliveries_recovered_total(?:\{[^}]*\})? (\d+)/m.exec(metrics)?.[1] ?? 0);
+    expect(recovered).toBeGreaterThan(0);
+    console.log(
+      `${expected.size} answers, ${integrator.calls.length} calls, ${retriesAfterFailover.length} retries answered 200 after the failover, ` +
+        `${recovered} deliveries queued again from the log (their retry lost with the primary)`,
+    );
+  }, 300_000);
+});
