@@ -30,9 +30,11 @@ describe('startTestNatsCluster', () => {
       await expect(connect({ servers: node.url, name: 'test-anonymous', reconnect: false })).rejects.toThrow(/Authorization Violation/i);
       const asService = await connect({
         servers: node.url,
+        name: 'contact-directory',
         authenticator: nkeyAuthenticator(new TextEncoder().encode(cluster.credentials.services['contact-directory'].seed)),
         inboxPrefix: `_INBOX.${namespace.subjectPrefix}contact-directory`,
       });
+      expect(await cluster.clientNames(cluster.nodes.indexOf(node))).toContain('contact-directory');
       await asService.close();
     }
   });

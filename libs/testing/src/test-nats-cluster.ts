@@ -27,6 +27,8 @@ export interface TestNatsCluster extends TestNatsServer {
   streamLeader(stream: string): Promise<number>;
   /** Waits until every replica of the stream is current (a restarted node has caught up). */
   streamReplicasCurrent(stream: string): Promise<void>;
+  /** The names of the clients connected to a running node (a service's connection carries its name). */
+  clientNames(node: number): Promise<string[]>;
 }
 
 const NODES = 3;
@@ -132,6 +134,10 @@ export async function startTestNatsCluster(namespace: BusNamespace): Promise<Tes
         FORM_TIMEOUT_MS,
         `every replica of stream ${stream} to be current`,
       );
+    },
+    async clientNames(index) {
+      const connz = (await (await fetch(`${nodeAt(index).monitorUrl}/connz?limit=1024`)).json()) as { connections?: Array<{ name?: string }> };
+      return (connz.connections ?? []).map((connection) => connection.name ?? '');
     },
     async stop() {
       await observer?.nc.close().catch(() => undefined);
