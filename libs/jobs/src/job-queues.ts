@@ -60,6 +60,9 @@ export class JobQueues implements OnModuleDestroy {
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: this.connection, prefix: this.options.prefix });
+      // A queue passes on its connection's errors, which are logged above; with no listener BullMQ
+      // writes each one raw to stderr, outside the structured log.
+      queue.on('error', () => undefined);
       this.queues.set(name, queue);
     }
     return queue;
