@@ -9,6 +9,7 @@ import { type BenchReport, formatReport, saveReport } from './report.js';
 /**
  * `npm run bench [-- offers] [--duration=10 --warmup=3 --post-connections=.. --get-connections=..
  *  --rate=300 --rate-connections=.. --offers=100]`, `npm run bench -- worst-offer [--repeats=20]`, or the same as BENCH_DURATION, BENCH_WARMUP, ...
+ * `--cluster` (BENCH_CLUSTER=true) runs offers and platform on a three-node NATS cluster, the stream replicated three times.
  * Exits 0 when targets are missed (it is a measurement); 1 when the benchmark itself failed.
  */
 const OPTIONS = {
@@ -28,7 +29,12 @@ const OPTIONS = {
 
 type OptionName = keyof typeof OPTIONS;
 
-const BENCHMARKS: Record<string, (settings: Record<OptionName, number>, signal: AbortSignal, defer: Defer) => Promise<BenchReport>> = {
+/** The benchmarks `--cluster` applies to. */
+const CLUSTER_BENCHMARKS = ['offers', 'platform'];
+
+type Settings = Record<OptionName, number> & { cluster: boolean };
+
+const BENCHMARKS: Record<string, (settings: Settings, signal: AbortSignal, defer: Defer) => Promise<BenchReport>> = {
   offers: (o, signal, defer) => {
     const settings: OffersBenchSettings = {
       durationSeconds: o.duration,
@@ -39,6 +45,7 @@ const BENCHMARKS: Record<string, (settings: Record<OptionName, number>, signal: 
       fixedRateConnections: o['rate-connections'],
       offers: o.offers,
       workers: 10,
+      natsCluster: o.cluster,
     };
     return runOffersBench(settings, signal, defer);
   },
@@ -51,6 +58,7 @@ const BENCHMARKS: Record<string, (settings: Record<OptionName, number>, signal: 
         busyAnswerRate: o['busy-answer-rate'],
         offerRate: o['offer-rate'],
         workersPerOffer: o['offer-workers'],
+        natsCluster: o.cluster,
       },
       signal,
       defer,
@@ -78,28 +86,31 @@ async function runAppBenchmark(name: string, signal: AbortSignal): Promise<numbe
   return code ?? 1;
 }
 
-function readSettings(): { names: string[]; settings: Record<OptionName, number> } {
+function readSettings(): { names: string[]; settings: Settings } {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: Object.fromEntries(Object.keys(OPTIONS).map((name) => [name, { type: 'string' as const }])),
+    options: { ...Object.fromEntries(Object.keys(OPTIONS).map((name) => [name, { type: 'string' as const }])), cluster: { type: 'boolean' as const } },
   });
-  const settings = {} as Record<OptionName, number>;
+  const given = values as Record<string, string | boolean | undefined>;
+  const settings = { cluster: given.cluster === true || /^(1|true|yes)$/i.test(process.env.BENCH_CLUSTER ?? '') } as Settings;
   for (const [name, option] of Object.entries(OPTIONS) as Array<[OptionName, (typeof OPTIONS)[OptionName]]>) {
-    const raw = (values[name] as string | undefined) ?? process.env[option.env];
+    const raw = (given[name] as string | undefined) ?? process.env[option.env];
     const value = raw === undefined ? option.default : Number(raw);
     if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} (${option.env}) must be a positive number, got ${raw}`);
     settings[name] = value;
   }
   const available = [...Object.keys(BENCHMARKS), ...Object.keys(APP_BENCHMARKS)];
-  const names = positionals.length > 0 ? positionals : available;
+  const names = positionals.length > 0 ? positionals : settings.cluster ? CLUSTER_BENCHMARKS : available;
   const unknown = names.filter((name) => !available.includes(name));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; available: ${available.join(', ')}`);
+  const single = settings.cluster ? names.filter((name) => !CLUSTER_BENCHMARKS.includes(name)) : [];
+  if (single.length > 0) throw new Error(`--cluster runs ${CLUSTER_BENCHMARKS.join(' and ')} only, not ${single.join(', ')}`);
   return { names, settings };
 }
 
 async function main(): Promise<number> {
   let names: string[];
-  let settings: Record<OptionName, number>;
+  let settings: Settings;
   try {
     ({ names, settings } = readSettings());
   } catch (error) {
