@@ -24,12 +24,7 @@ export class TestEvents {
   async send(type: WebhookType, organisationId: string, now = new Date()): Promise<DeliveryView> {
     const target = await this.target(organisationId);
     const call = testCall(type, organisationId, randomUUID, now);
-    let url: string | null = null;
-    try {
-      url = target.baseUrl ? targetUrl(target.baseUrl, call.path).url : null;
-    } catch {
-      url = null;
-    }
+    const url = target.baseUrl ? urlOf(target.baseUrl, call.path) : null;
     if (url === null) {
       throw ProblemException.conflict('webhook-not-set-up', 'Your organisation has no valid webhook base URL: an admin saves one on the company profile first.');
     }
@@ -54,5 +49,14 @@ export class TestEvents {
       // Our side, not the caller's: contact-directory did not say where the organisation's service is.
       throw directoryUnavailable();
     }
+  }
+}
+
+/** The URL a call goes to; null for a base URL that makes none (the directory checks it when it is saved). */
+function urlOf(baseUrl: string, path: string): string | null {
+  try {
+    return targetUrl(baseUrl, path).url;
+  } catch {
+    return null;
   }
 }

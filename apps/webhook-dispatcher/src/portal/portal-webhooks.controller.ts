@@ -37,7 +37,7 @@ export class PortalWebhooksController {
   @ApiOkResponse({ description: 'A page of your deliveries', type: DeliveriesPage })
   @ApiResponse({ status: 400, description: 'A filter or paging parameter is malformed (named in errors)' })
   list(@CurrentPortalUser() user: PortalPrincipal, @Query() query: Record<string, unknown>): Promise<DeliveriesPage> {
-    return this.webhooks.list(user, query) as Promise<DeliveriesPage>;
+    return this.webhooks.list(user, query);
   }
 
   @Get('deliveries/:id')
@@ -45,7 +45,7 @@ export class PortalWebhooksController {
   @ApiOkResponse({ description: 'The delivery', type: DeliveryLogView })
   @ApiResponse({ status: 404, description: NOT_FOUND })
   get(@CurrentPortalUser() user: PortalPrincipal, @Param('id') id: string): Promise<DeliveryLogView> {
-    return this.webhooks.get(user, id) as Promise<DeliveryLogView>;
+    return this.webhooks.get(user, id);
   }
 
   @Post('deliveries/:id/redeliver')
@@ -55,7 +55,7 @@ export class PortalWebhooksController {
   @ApiResponse({ status: 404, description: NOT_FOUND })
   @ApiResponse({ status: 409, description: `The delivery was skipped, nothing to send (delivery-skipped); or ${DISABLED}` })
   redeliver(@CurrentPortalUser() user: PortalPrincipal, @Param('id') id: string): Promise<DeliveryLogView> {
-    return this.webhooks.redeliver(user, id) as Promise<DeliveryLogView>;
+    return this.webhooks.redeliver(user, id);
   }
 
   @Post('deliveries/redeliver')
@@ -98,6 +98,6 @@ export class PortalWebhooksController {
   @ApiResponse({ status: 409, description: `No webhook base URL saved (webhook-not-set-up); or ${DISABLED}` })
   @ApiResponse({ status: 503, description: 'contact-directory did not say where your service is; retry shortly' })
   sendTest(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<DeliveryLogView> {
-    return this.webhooks.sendTest(user, body) as Promise<DeliveryLogView>;
+    return this.webhooks.sendTest(user, body);
   }
 }
