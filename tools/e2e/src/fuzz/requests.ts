@@ -357,6 +357,8 @@ const extraHeaders: fc.Arbitrary<Record<string, string | string[]>> = fc.oneof(
       { 'x-request-id': 'x'.repeat(5_000) },
       { 'x-request-id': '\u00ff\u00fe' },
       { 'x-request-id': ['a', 'b'] },
+      { traceparent: `00-${'a'.repeat(5_000)}` },
+      { traceparent: ['00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'garbage'], tracestate: 'k=v,'.repeat(3_000) },
       { 'x-forwarded-for': '127.0.0.1, ::1, garbage' },
       { 'x-http-method-override': 'DELETE' },
       { 'transfer-encoding': 'chunked' },
