@@ -5,7 +5,7 @@ import { mountQueueDashboard } from './admin/queue-dashboard.js';
 import { resolveDispatcherConfig, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module.js';
 
-/** Operator requests are small JSON bodies. */
+/** Operator and portal requests are small JSON bodies. */
 const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
@@ -15,10 +15,14 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
       title: 'Availability Platform — Webhook Dispatcher',
       description:
         'Signed, retried, logged calls to integrators (offer responses, contacts added). The operator API lists deliveries ' +
-        'with their attempts and redelivers them; the BullMQ dashboard is at /admin/queues (same bearer token).',
+        'with their attempts and redelivers them; the BullMQ dashboard is at /admin/queues (same bearer token). The portal ' +
+        'API (portal user tokens, put_…) shows an organisation its own deliveries, endpoint state and test events.',
       version: '1.0',
     },
-    configureOpenApi: (builder) => builder.addBearerAuth(opaqueBearer('The operator token (DISPATCHER_ADMIN_TOKEN)'), 'admin'),
+    configureOpenApi: (builder) =>
+      builder
+        .addBearerAuth(opaqueBearer('The operator token (DISPATCHER_ADMIN_TOKEN)'), 'admin')
+        .addBearerAuth(opaqueBearer('A portal user’s sign-in token (put_…): the organisation’s own webhooks'), 'portal'),
   });
   await mountQueueDashboard(app);
   await startBusHandlers(app);
