@@ -1,35 +1,10 @@
 import 'reflect-metadata';
-import pino from 'pino';
-import { createDataSource, loadConfig, migrate, ServiceConfig } from '@availability/service-core';
-import { NOTIFICATIONS_SCHEMA } from './devices/devices.repository.js';
+import { runMigrateEntry, type ServiceMigrations } from '@availability/service-core';
 import { NOTIFICATIONS_MIGRATIONS } from './migrations/index.js';
+import { NOTIFICATIONS_SCHEMA } from './devices/devices.repository.js';
 
-/**
- * Applies notification-service's pending migrations, then exits: `node dist/apps/notification-service/src/migrate.js`, run by a
- * deployment before the new version starts (deploy/kubernetes: the migrations Job). The service
- * still applies them at start-up under the same advisory lock, so either order is safe; this only
- * takes the step out of the rollout. Reads DATABASE_URL and LOG_LEVEL only, so it needs no other secret.
- */
-export async function migrateNotificationService(databaseUrl: string): Promise<void> {
-  // Two connections: one holds the advisory lock while the other applies the migrations.
-  const dataSource = await createDataSource({ url: databaseUrl, schema: NOTIFICATIONS_SCHEMA, migrations: NOTIFICATIONS_MIGRATIONS, poolSize: 2, applicationName: 'notification-service-migrate' }).initialize();
-  try {
-    await migrate(dataSource, NOTIFICATIONS_SCHEMA);
-  } finally {
-    await dataSource.destroy();
-  }
-}
+/** notification-service's schema and its migrations, for `node dist/apps/notification-service/src/migrate.js` (a deployment's migrations Job). */
+export const SERVICE_MIGRATIONS: ServiceMigrations = { service: 'notification-service', schema: NOTIFICATIONS_SCHEMA, migrations: NOTIFICATIONS_MIGRATIONS };
 
 // Started directly (not imported by a test).
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const logger = pino({ name: 'notification-service-migrate' });
-  try {
-    const config = loadConfig(ServiceConfig, { DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: process.env.LOG_LEVEL });
-    logger.level = config.LOG_LEVEL;
-    await migrateNotificationService(config.DATABASE_URL);
-    logger.info({ schema: NOTIFICATIONS_SCHEMA, migrations: NOTIFICATIONS_MIGRATIONS.length }, 'schema is up to date');
-  } catch (error) {
-    logger.fatal({ err: error }, 'migrations failed');
-    process.exitCode = 1;
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`) await runMigrateEntry(SERVICE_MIGRATIONS);

@@ -1,35 +1,10 @@
 import 'reflect-metadata';
-import pino from 'pino';
-import { createDataSource, loadConfig, migrate, ServiceConfig } from '@availability/service-core';
-import { DISPATCHER_SCHEMA } from './delivery/deliveries.repository.js';
+import { runMigrateEntry, type ServiceMigrations } from '@availability/service-core';
 import { DISPATCHER_MIGRATIONS } from './migrations/index.js';
+import { DISPATCHER_SCHEMA } from './delivery/deliveries.repository.js';
 
-/**
- * Applies webhook-dispatcher's pending migrations, then exits: `node dist/apps/webhook-dispatcher/src/migrate.js`, run by a
- * deployment before the new version starts (deploy/kubernetes: the migrations Job). The service
- * still applies them at start-up under the same advisory lock, so either order is safe; this only
- * takes the step out of the rollout. Reads DATABASE_URL and LOG_LEVEL only, so it needs no other secret.
- */
-export async function migrateWebhookDispatcher(databaseUrl: string): Promise<void> {
-  // Two connections: one holds the advisory lock while the other applies the migrations.
-  const dataSource = await createDataSource({ url: databaseUrl, schema: DISPATCHER_SCHEMA, migrations: DISPATCHER_MIGRATIONS, poolSize: 2, applicationName: 'webhook-dispatcher-migrate' }).initialize();
-  try {
-    await migrate(dataSource, DISPATCHER_SCHEMA);
-  } finally {
-    await dataSource.destroy();
-  }
-}
+/** webhook-dispatcher's schema and its migrations, for `node dist/apps/webhook-dispatcher/src/migrate.js` (a deployment's migrations Job). */
+export const SERVICE_MIGRATIONS: ServiceMigrations = { service: 'webhook-dispatcher', schema: DISPATCHER_SCHEMA, migrations: DISPATCHER_MIGRATIONS };
 
 // Started directly (not imported by a test).
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const logger = pino({ name: 'webhook-dispatcher-migrate' });
-  try {
-    const config = loadConfig(ServiceConfig, { DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: process.env.LOG_LEVEL });
-    logger.level = config.LOG_LEVEL;
-    await migrateWebhookDispatcher(config.DATABASE_URL);
-    logger.info({ schema: DISPATCHER_SCHEMA, migrations: DISPATCHER_MIGRATIONS.length }, 'schema is up to date');
-  } catch (error) {
-    logger.fatal({ err: error }, 'migrations failed');
-    process.exitCode = 1;
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`) await runMigrateEntry(SERVICE_MIGRATIONS);

@@ -4,6 +4,7 @@ export * from './config/production-rules.js';
 export * from './config/service.config.js';
 export * from './database/database.module.js';
 export * from './database/prepared.js';
+export * from './database/migrate-entry.js';
 export * from './health/health.module.js';
 export * from './http/api-version.guard.js';
 export * from './http/bearer-token.js';

@@ -5,6 +5,7 @@ export * from './test-platform.js';
 export * from './smtp-sink.js';
 export * from './stand-in-responder.js';
 export * from './openapi-documents.js';
+export * from './migrate-entry.js';
 export * from './cpu-usage.js';
 export * from './test-certificates.js';
 export * from './test-nats-server.js';
