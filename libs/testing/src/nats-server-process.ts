@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { ServerProcess } from './server-process.js';
 
 /** The machine's nats-server (`NATS_SERVER_BIN` to use another). */
 export const natsServerBinary = (): string => process.env.NATS_SERVER_BIN ?? 'nats-server';
@@ -10,39 +8,27 @@ export const natsServerBinary = (): string => process.env.NATS_SERVER_BIN ?? 'na
  * launcher: started and waited for until it is ready, its log kept, and its refusals picked out.
  */
 export class NatsServerProcess {
-  private output = '';
-  private readonly refused: string[] = [];
-
-  private constructor(private readonly child: ChildProcess) {
-    const remember = (chunk: Buffer) => {
-      const text = chunk.toString();
-      this.output = (this.output + text).slice(-20_000);
-      this.refused.push(...text.split('\n').filter((line) => /Violation|authentication error|Authorization Error/i.test(line)));
-    };
-    child.stdout?.on('data', remember);
-    child.stderr?.on('data', remember);
-  }
+  private constructor(
+    private readonly server: ServerProcess,
+    private readonly refused: string[],
+  ) {}
 
   /**
    * `ownProcessGroup`: Ctrl-C in a terminal does not reach the server, so a launcher can stop its
    * services first (they drain their connections) and the server last.
    */
   static async start(configFile: string, { ownProcessGroup = false } = {}): Promise<NatsServerProcess> {
-    const child = spawn(natsServerBinary(), ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'], detached: ownProcessGroup });
-    const server = new NatsServerProcess(child);
-    const failedToSpawn = once(child, 'error').then(([error]) => error as Error);
-    const deadline = Date.now() + 10_000;
-    while (!/Server is ready/.test(server.output)) {
-      const failed = await Promise.race([failedToSpawn, sleep(20).then(() => undefined)]);
-      if (failed) throw new Error(`cannot run ${natsServerBinary()} (install nats-server 2.9 or later, or set NATS_SERVER_BIN): ${failed.message}`);
-      if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}:\n${server.output}`);
-      if (Date.now() > deadline) {
-        await server.stop();
-        throw new Error(`nats-server did not start in time:\n${server.output}`);
-      }
-    }
-    killOnExit.add(child);
-    return server;
+    const refused: string[] = [];
+    const server = await ServerProcess.start({
+      name: 'nats-server',
+      binary: natsServerBinary(),
+      args: ['-c', configFile],
+      installHint: 'install nats-server 2.9 or later, or set NATS_SERVER_BIN',
+      readyWhen: /Server is ready/,
+      detached: ownProcessGroup,
+      onLog: (text) => refused.push(...text.split('\n').filter((line) => /Violation|authentication error|Authorization Error/i.test(line))),
+    });
+    return new NatsServerProcess(server, refused);
   }
 
   /** Log lines about refused publishes, subscriptions and logins, so far. */
@@ -51,7 +37,7 @@ export class NatsServerProcess {
   }
 
   logs(): string {
-    return this.output;
+    return this.server.logs();
   }
 
   async stop(): Promise<void> {
@@ -59,17 +45,7 @@ export class NatsServerProcess {
   }
 
   /** Sends `signal` (a crash with SIGKILL: nothing flushed, no goodbye to the cluster) and waits for the exit. */
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    killOnExit.delete(this.child);
-    if (this.child.exitCode !== null || this.child.signalCode !== null || this.child.pid === undefined) return;
-    const exited = once(this.child, 'exit');
-    this.child.kill(signal);
-    await exited;
+  kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    return this.server.kill(signal);
   }
 }
-
-/** A process that dies without stopping its server takes the server with it. */
-const killOnExit = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of killOnExit) child.kill('SIGKILL');
-});
