@@ -166,7 +166,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         if (failures === 1 || failures % 20 === 0) this.logger.warn(`publishing failed (${failures}x): ${(error as Error).message}`);
       }
       if (failures > 0) {
-        // Wake-ups do not hurry a relay that cannot publish: back off.
+        // Back off while nothing new commits; a commit wakes it to try at once, so events leave as soon as
+        // JetStream answers again (a leader election takes seconds) at the cost of one refused try per commit meanwhile.
         await this.sleep(Math.min(5000, 200 * 2 ** failures));
         continue;
       }
