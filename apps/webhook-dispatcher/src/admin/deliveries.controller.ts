@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { ProblemException, singleQueryParam, validateBody } from '@availability/service-core';
 import { DELIVERY_STATUSES } from '../delivery/deliveries.repository.js';
@@ -8,7 +8,7 @@ import { DeliveryLog } from '../delivery-log/delivery-log.js';
 import { DeliveriesPage, DeliveryLogView, EndpointStateView, RedeliveredView } from '../delivery-log/delivery-log.view.js';
 import { deliveryListFilter } from '../delivery-log/delivery-query.js';
 import { EndpointStates } from '../delivery-log/endpoint-states.js';
-import { RedeliverSinceDto } from '../delivery-log/redeliver.dto.js';
+import { REDELIVER_SINCE_BODY_SCHEMA, RedeliverSinceDto } from '../delivery-log/redeliver.dto.js';
 import { AdminAuthGuard } from './admin-auth.js';
 
 export class RedeliverAllDto extends RedeliverSinceDto {
@@ -17,6 +17,12 @@ export class RedeliverAllDto extends RedeliverSinceDto {
   @MaxLength(64)
   organisationId?: string;
 }
+
+/** The operator's redelivery by time: the portal's body, optionally narrowed to one organisation. */
+const REDELIVER_ALL_BODY_SCHEMA = {
+  ...REDELIVER_SINCE_BODY_SCHEMA,
+  properties: { ...REDELIVER_SINCE_BODY_SCHEMA.properties, organisationId: { type: 'string', maxLength: 64, description: 'Only this organisation’s deliveries' } },
+};
 
 const MAX_PAGE = 200;
 
@@ -68,6 +74,7 @@ export class DeliveriesController {
   @Post('deliveries/redeliver')
   @HttpCode(202)
   @ApiOperation({ summary: 'Deliver again every failed/dead delivery of events recorded since a time, optionally of one organisation' })
+  @ApiBody({ schema: REDELIVER_ALL_BODY_SCHEMA })
   @ApiAcceptedResponse({ description: 'Queued; how many', type: RedeliveredView })
   async redeliverAll(@Body() body: unknown): Promise<RedeliveredView> {
     const dto = validateBody(RedeliverAllDto, body ?? {});

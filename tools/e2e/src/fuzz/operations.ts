@@ -179,16 +179,6 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     'POST /admin/deliveries/redeliver': {
       auth: 'dispatcher-admin',
       body: {
-        source: 'apps/webhook-dispatcher/src/admin/deliveries.controller.ts (RedeliverAllDto)',
-        schema: {
-          type: 'object',
-          required: ['since'],
-          properties: {
-            since: { type: 'string', format: 'date-time' },
-            organisationId: { type: 'string', maxLength: 64 },
-            statuses: { type: 'array', items: { type: 'string', enum: ['failed', 'dead'] } },
-          },
-        },
         valid: (w) => ({ since: '2020-01-01T00:00:00Z', organisationId: w.home.organisationId, statuses: ['failed', 'dead'] }),
       },
     },
