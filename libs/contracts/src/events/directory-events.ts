@@ -1,11 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { EventEnvelope, Uuid } from './event-envelope.js';
+import { EventEnvelope, Uuid, WorkerId } from './event-envelope.js';
 
 /**
  * `contacts.added`: a worker added a contact at an organisation, to share availability with it.
  * `organisationId` is that organisation: its integrator gets `GET {base}/contact/new/{workerId}`.
  */
-export const ContactAddedEvent = Type.Composite([EventEnvelope, Type.Object({ contactId: Uuid, workerId: Type.String({ minLength: 1 }) })], {
+export const ContactAddedEvent = Type.Composite([EventEnvelope, Type.Object({ contactId: Uuid, workerId: WorkerId })], {
   description: 'A worker added the organisation as a contact; its integrator gets Worker Added Contact.',
 });
 export type ContactAddedEvent = Static<typeof ContactAddedEvent>;

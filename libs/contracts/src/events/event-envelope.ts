@@ -2,6 +2,8 @@ import { type Static, Type } from '@sinclair/typebox';
 
 /** A UUID as PostgreSQL and `randomUUID` write it (any case accepted). */
 export const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
+/** A worker's id as the directory issued it: never empty, otherwise opaque to consumers. */
+export const WorkerId = Type.String({ minLength: 1 });
 /** ISO 8601 in UTC, as `Date.toISOString()` writes it. */
 export const UtcTimestamp = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$' });
 

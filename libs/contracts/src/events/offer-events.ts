@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { RecipientResponse, WORKER_ANSWERS } from '../offers/offer-values.js';
-import { EventEnvelope, Uuid, UtcTimestamp } from './event-envelope.js';
+import { EventEnvelope, Uuid, UtcTimestamp, WorkerId } from './event-envelope.js';
 
 /**
  * The events of offers-api, each defined once: the schema is the JSON Schema the producer and every
@@ -19,7 +19,7 @@ export const OfferCreatedEvent = Type.Composite(
       createdByUserId: Type.String({ minLength: 1 }),
       notifyEmailAddress: Type.Union([Type.String(), Type.Null()]),
       events: Type.Array(OfferTimeSlot, { minItems: 1 }),
-      workerIds: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+      workerIds: Type.Array(WorkerId, { minItems: 1 }),
     }),
   ],
   { description: 'A sender created an offer; each recipient is pushed about it.' },
@@ -32,7 +32,7 @@ export const OfferResponseRecordedEvent = Type.Composite(
     EventEnvelope,
     Type.Object({
       offerId: Uuid,
-      workerId: Type.String({ minLength: 1 }),
+      workerId: WorkerId,
       response: Type.Union(WORKER_ANSWERS.map((answer) => Type.Literal(answer))),
       previousResponse: Type.Union(Object.values(RecipientResponse).map((response) => Type.Literal(response))),
       respondedAt: UtcTimestamp,
@@ -49,8 +49,8 @@ export const OfferCompletedEvent = Type.Composite(
     Type.Object({
       offerId: Uuid,
       title: Type.String(),
-      successfulWorkerIds: Type.Array(Type.String({ minLength: 1 })),
-      unsuccessfulWorkerIds: Type.Array(Type.String({ minLength: 1 })),
+      successfulWorkerIds: Type.Array(WorkerId),
+      unsuccessfulWorkerIds: Type.Array(WorkerId),
     }),
   ],
   { description: 'The sender completed the offer; each recipient is told whether they were successful.' },
@@ -64,7 +64,7 @@ export const OfferWithdrawnEvent = Type.Composite(
     Type.Object({
       offerId: Uuid,
       title: Type.String(),
-      workerIds: Type.Array(Type.String({ minLength: 1 })),
+      workerIds: Type.Array(WorkerId),
     }),
   ],
   { description: 'The sender withdrew the offer; every original recipient is told.' },

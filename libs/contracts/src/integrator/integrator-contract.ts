@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { Uuid, UtcTimestamp } from '../events/event-envelope.js';
+import { Uuid, UtcTimestamp, WorkerId } from '../events/event-envelope.js';
 import { WORKER_ANSWERS } from '../offers/offer-values.js';
 
 /** Spec 2.6: what the platform sends to `POST /contact-suggestions`. */
@@ -32,7 +32,7 @@ export const ContactSuggestionsResponse = Type.Array(ContactSuggestion);
 export const WorkerOfferResponse = Type.Object({
   eventId: Uuid,
   offerId: Uuid,
-  workerId: Type.String({ minLength: 1 }),
+  workerId: WorkerId,
   response: Type.Union(WORKER_ANSWERS.map((answer) => Type.Literal(answer))),
   respondedAt: UtcTimestamp,
   test: Type.Optional(
