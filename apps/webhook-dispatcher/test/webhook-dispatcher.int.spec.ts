@@ -292,7 +292,8 @@ describe('endpoints', () => {
     await eventually(() => receiver.to('/healthy/').length >= 30, 10_000, 'healthy deliveries');
     const elapsed = Date.now() - started;
     console.log(`30 deliveries to a healthy endpoint next to a hanging one: ${elapsed} ms`);
-    expect(elapsed).toBeLessThan(1_500);
+    // Queued behind the hanging endpoint's 60 calls of 600 ms each they would take many seconds.
+    expect(elapsed).toBeLessThan(5_000);
     receiver.respond = () => ({ status: 200 });
   });
 

@@ -118,13 +118,14 @@ describe('OutboundClient', () => {
         return performance.now() - started;
       };
       // The first call holds the only connection; the others queue behind it and time out on time.
-      const calls = [300, 100, 200].map((timeoutMs) => elapsed(oneConnection.send({ url: `${base}/slow`, method: 'GET', timeoutMs })));
+      // Deadlines 600 ms apart: each call ends after its own and before the next one's, however busy the machine.
+      const calls = [1_500, 300, 900].map((timeoutMs) => elapsed(oneConnection.send({ url: `${base}/slow`, method: 'GET', timeoutMs })));
       const [first, second, third] = await Promise.all(calls);
-      expect(second).toBeGreaterThanOrEqual(95);
-      expect(second).toBeLessThan(250);
-      expect(third).toBeGreaterThanOrEqual(195);
-      expect(third).toBeLessThan(350);
-      expect(first).toBeGreaterThanOrEqual(295);
+      expect(second).toBeGreaterThanOrEqual(295);
+      expect(second).toBeLessThan(900);
+      expect(third).toBeGreaterThanOrEqual(895);
+      expect(third).toBeLessThan(1_500);
+      expect(first).toBeGreaterThanOrEqual(1_495);
       // Calls that finish leave no deadline behind; the connection is usable again.
       for (let i = 0; i < 3; i += 1) {
         expect((await oneConnection.send({ url: `${base}/echo`, method: 'POST', body: String(i), timeoutMs: 1000 })).body).toBe(`POST /echo ${i}`);
