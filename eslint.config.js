@@ -37,6 +37,11 @@ export default [
               importNames: ['ArrayUnique', 'arrayUnique'],
               message: 'ArrayUnique compares every element with every other; use IdList from @availability/contracts (one linear pass).',
             },
+            {
+              name: '@opentelemetry/semantic-conventions/incubating',
+              message:
+                'The incubating entry point loads every experimental convention (about 2 MB of source in each process) and may break in minor versions; copy the names you need into @availability/service-core semconv.ts, as its README recommends.',
+            },
           ],
         },
       ],

@@ -22,5 +22,6 @@ export * from './metrics/metrics.js';
 export * from './redis/redis-connection.js';
 export * from './tracing/trace-context.js';
 export * from './tracing/tracing.js';
+export * from './tracing/semconv.js';
 export { runServiceProcesses } from './process/service-processes.js';
 export * from './http/openapi-errors.js';

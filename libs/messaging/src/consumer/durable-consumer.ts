@@ -17,9 +17,12 @@ import {
   ATTR_MESSAGING_OPERATION_NAME,
   ATTR_MESSAGING_OPERATION_TYPE,
   ATTR_MESSAGING_SYSTEM_NAME,
-} from '@opentelemetry/semantic-conventions/incubating';
+  failed,
+  inSpan,
+  observeGauges,
+  tracingOn,
+} from '@availability/service-core';
 import { eventProblem } from '@availability/contracts';
-import { failed, inSpan, observeGauges, tracingOn } from '@availability/service-core';
 import { carriedTrace } from '../nats/trace-headers.js';
 import type { ParkedEvent } from './parked-events.js';
 

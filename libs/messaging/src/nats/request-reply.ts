@@ -2,8 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import type { Msg, NatsConnection, RequestOptions, Subscription } from '@nats-io/transport-node';
 import { encodeFailure, encodeReply, type RequestReplyAnswer } from '@availability/contracts';
 import { SpanKind } from '@opentelemetry/api';
-import { ATTR_MESSAGING_DESTINATION_NAME, ATTR_MESSAGING_OPERATION_TYPE, ATTR_MESSAGING_SYSTEM_NAME } from '@opentelemetry/semantic-conventions/incubating';
-import { currentTrace, inSpan, tracingOn } from '@availability/service-core';
+import { ATTR_MESSAGING_DESTINATION_NAME, ATTR_MESSAGING_OPERATION_TYPE, ATTR_MESSAGING_SYSTEM_NAME, currentTrace, inSpan, tracingOn } from '@availability/service-core';
 import { NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
 import { carriedTrace, traceHeaders } from './trace-headers.js';
 

@@ -8,8 +8,14 @@ import {
   ATTR_MESSAGING_OPERATION_NAME,
   ATTR_MESSAGING_OPERATION_TYPE,
   ATTR_MESSAGING_SYSTEM_NAME,
-} from '@opentelemetry/semantic-conventions/incubating';
-import { connectionPool, counter, failed, observeGauges, startSpan, traceparentOf, tracingOn } from '@availability/service-core';
+  connectionPool,
+  counter,
+  failed,
+  observeGauges,
+  startSpan,
+  traceparentOf,
+  tracingOn,
+} from '@availability/service-core';
 import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { JETSTREAM } from '../nats/nats.tokens.js';
