@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { issuePortalUserToken, offerBody, request, seedOrganisation, type SeededOrganisation } from '@availability/platform-client';
@@ -205,6 +206,55 @@ describe('a body over the limit', () => {
       }
     }
     expect(outcomes.filter((outcome) => !/^413 application\/problem\+json/.test(outcome))).toEqual([]);
+  });
+
+  it('is answered at once when it announces a body it never sends, rather than when the wait for the rest runs out', async () => {
+    // The rest of a rejected upload is read before the answer; a client that sends nothing more must not wait for it.
+    const headersOnly = `POST /offer HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acme.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 3000000\r\n\r\n`;
+    expectRawProblem(await rawExchange('offers-api', headersOnly, 5_000), 413);
+  });
+
+  it.each([
+    [413, 'POST', '/offer', 16, 50],
+    // Refused by the router before any hook runs: a path segment over its bound, a broken percent-escape.
+    [414, 'PUT', `/worker/offers/${'x'.repeat(300)}/response`, 3, 20],
+    [400, 'PUT', '/worker/offers/%E0%A4%A/response', 3, 20],
+  ])('gets its %i problem for %s %s on every upload of %i MB from a client that asks to close the connection (%i times)', async (status, method, path, megabytes, times) => {
+    // Node's own client without an agent sends `Connection: close`: the server closes once it has
+    // answered, so any upload still unread then would reset the connection under the client.
+    const url = new URL(platform.url('offers-api'));
+    const body = Buffer.alloc(megabytes * 1024 * 1024, 'p');
+    const upload = () =>
+      new Promise<string>((resolve) => {
+        const headers = { authorization: `Bearer ${acme.apiKey}`, 'content-type': 'application/json', 'content-length': String(body.length) };
+        const req = httpRequest({ host: url.hostname, port: url.port, method, path, agent: false, headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(`${res.statusCode} ${res.headers['content-type']}`));
+        });
+        req.on('error', (error: Error & { code?: string }) => resolve(`no answer: ${error.code}`));
+        req.end(body);
+      });
+    const outcomes: string[] = [];
+    for (let i = 0; i < times; i++) outcomes.push(await upload());
+    expect(outcomes.filter((outcome) => !outcome.startsWith(`${status} application/problem+json`))).toEqual([]);
+  });
+
+  it('gets its 413 problem from a client that asks to close the connection and stalls mid-upload for seconds', async () => {
+    // A phone on a weak network or a busy client process: the upload stops for a while, then goes on.
+    // The answer must not be lost to a connection reset when it does.
+    const url = new URL(platform.url('offers-api'));
+    const part = Buffer.alloc(1024 * 1024, 'p');
+    const outcome = await new Promise<string>((resolve) => {
+      const headers = { authorization: `Bearer ${acme.apiKey}`, 'content-type': 'application/json', 'content-length': String(3 * part.length) };
+      const req = httpRequest({ host: url.hostname, port: url.port, method: 'POST', path: '/offer', agent: false, headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(`${res.statusCode} ${res.headers['content-type']}`));
+      });
+      req.on('error', (error: Error & { code?: string }) => resolve(`no answer: ${error.code}`));
+      req.write(part);
+      setTimeout(() => req.end(Buffer.concat([part, part])), 2_500);
+    });
+    expect(outcome).toMatch(/^413 application\/problem\+json/);
   });
 });
 

@@ -19,6 +19,18 @@ export class ServiceConfig {
   @IsString()
   HTTP_HOST = '127.0.0.1';
 
+  /**
+   * The proxies in front of this service whose `X-Forwarded-For` is believed (comma-separated
+   * addresses or CIDR ranges, or `loopback`): the client address that per-address limits count is
+   * then the one they name. Empty: the connection's own address, and the header is ignored, so no
+   * client can choose the address it is counted as.
+   */
+  @IsOptional()
+  @Matches(/^[0-9A-Fa-f.:/,\s]*$|^(loopback|linklocal|uniquelocal)(,\s*(loopback|linklocal|uniquelocal))*$/, {
+    message: 'TRUST_PROXY must be addresses or CIDR ranges (comma-separated), loopback, linklocal or uniquelocal',
+  })
+  TRUST_PROXY = '';
+
   @IsString()
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';

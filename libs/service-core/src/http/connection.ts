@@ -5,46 +5,61 @@ import { PROBLEM_CONTENT_TYPE, type ProblemDetails, problemType, titleFor } from
 
 /**
  * A rejected upload (413, malformed JSON…) is read and thrown away up to this many bytes, so that the
- * client, still sending, gets to read our answer. Closing at once would reset the connection under
- * the client's feet: most would see ECONNRESET or EPIPE instead of the 413.
+ * client, still sending, gets to read the answer. Answering while its bytes are arriving would let the
+ * connection close under the client's feet (it closes after the answer when the client asked with
+ * `Connection: close`, and unread bytes make the kernel reset it): it would see EPIPE or ECONNRESET
+ * instead of the 413.
  */
 export const DRAIN_REJECTED_UPLOAD_BYTES = 32 * 1024 * 1024;
 /** …and for at most this long; a client trickling its upload is cut off. */
 export const DRAIN_REJECTED_UPLOAD_MS = 10_000;
+/**
+ * The answer waits for the rest of the upload only while it keeps arriving: a client that announced
+ * a body and stopped sending (nothing of it unread, so nothing to reset) is answered after this pause.
+ */
+export const DRAIN_PAUSE_MS = 1_000;
 
 /**
- * Called as a reply goes out before the request's body was read to its end (Fastify rejected it
- * while or before reading it). If the rest is not absurdly large the connection stays open while the
- * rest is read and discarded (Node discards unread bodies of kept-alive requests), bounded in bytes
- * and time; otherwise it is closed.
+ * Awaited as a reply goes out before the request's body was read to its end (Fastify rejected it
+ * while or before reading it). If the rest is not absurdly large it is read and discarded, bounded in
+ * bytes and time, and the answer goes out once it has all arrived or stopped arriving; the connection
+ * stays open for the client's next request. Otherwise the answer says the connection closes.
  */
-export function drainUnreadUpload(request: FastifyRequest, reply: FastifyReply): void {
+export async function drainUnreadUpload(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const raw: IncomingMessage = request.raw;
-  if (raw.complete) return;
+  if (raw.complete || raw.destroyed) return;
   const announced = Number(raw.headers['content-length'] ?? 0);
   if (!(announced <= DRAIN_REJECTED_UPLOAD_BYTES)) {
     void reply.header('connection', 'close');
     return;
   }
-  // Fastify asks for `Connection: close` after a body error; that would reset the unread upload.
+  // Fastify asks for `Connection: close` after a body error; once the upload is read there is no need.
   reply.removeHeader('connection');
-  const socket = raw.socket;
-  let drained = 0;
-  const cutOff = () => {
-    clearTimeout(timer);
-    socket.destroy();
-  };
-  const timer = setTimeout(cutOff, DRAIN_REJECTED_UPLOAD_MS).unref();
-  const onData = (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > DRAIN_REJECTED_UPLOAD_BYTES) cutOff();
-  };
-  raw.on('data', onData);
-  raw.once('close', () => {
-    clearTimeout(timer);
-    raw.off('data', onData);
+  await new Promise<void>((answer) => {
+    let drained = 0;
+    let pause = setTimeout(answer, DRAIN_PAUSE_MS).unref();
+    const finish = () => {
+      clearTimeout(pause);
+      clearTimeout(timer);
+      raw.off('data', onData);
+      answer();
+    };
+    const cutOff = () => {
+      finish();
+      raw.socket.destroy();
+    };
+    const timer = setTimeout(cutOff, DRAIN_REJECTED_UPLOAD_MS).unref();
+    const onData = (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > DRAIN_REJECTED_UPLOAD_BYTES) return cutOff();
+      clearTimeout(pause);
+      pause = setTimeout(answer, DRAIN_PAUSE_MS).unref();
+    };
+    raw.on('data', onData);
+    raw.once('end', finish);
+    raw.once('close', finish);
+    raw.resume();
   });
-  raw.resume();
 }
 
 /** How long a connection whose request Node could not parse lingers after the answer. */

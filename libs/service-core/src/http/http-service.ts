@@ -47,6 +47,8 @@ export async function createHttpService(
     bodyLimit: options.bodyLimit,
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     requestIdHeader: false,
+    // request.ip (per-address limits, logs) believes X-Forwarded-For from these proxies only.
+    ...(config.TRUST_PROXY.trim() !== '' ? { trustProxy: config.TRUST_PROXY.split(',').map((entry) => entry.trim()) } : {}),
     routerOptions: { maxParamLength: 200 },
     // A client that stops sending mid-request gets a 408 and its connection closed, rather than
     // holding the request, and the process's graceful shutdown, open for ever (Fastify's default is
@@ -56,7 +58,9 @@ export async function createHttpService(
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
     http: { connectionsCheckingInterval: 1_000, headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS, requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS },
     // What the router and Node's HTTP parser reject before Nest sees a request is problem+json too.
-    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, error, logger, request),
+    // The router answers before any hook runs, so it does what the onSend hook below does itself.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
+      void beforeAnswer(request, reply).then(() => sendProblem(reply, error, logger, request)),
     clientErrorHandler: answerClientError,
   });
   // First of all hooks, so everything a request does (Nest's middleware and guards too) is in its trace.
@@ -84,10 +88,7 @@ export async function createHttpService(
     const problems = parameterProblems(request.query) ?? parameterProblems(request.params);
     if (problems) throw ProblemException.validation(problems);
   });
-  fastify.addHook('onSend', async (request, reply) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    drainUnreadUpload(request, reply);
-  });
+  fastify.addHook('onSend', async (request, reply) => beforeAnswer(request, reply));
   // The last thing the application closes: spans of its shutdown (the relay's last publishes) go too.
   fastify.addHook('onClose', () => stopTracing());
   installMetrics(fastify, { token: config.METRICS_TOKEN });
@@ -95,6 +96,12 @@ export async function createHttpService(
 
   setUpOpenApi(app, options);
   return app;
+}
+
+/** Every answer names its request id, and waits for the rest of an upload it did not read (see drainUnreadUpload). */
+async function beforeAnswer(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header(REQUEST_ID_HEADER, request.id);
+  await drainUnreadUpload(request, reply);
 }
 
 function setUpOpenApi(app: INestApplication, options: HttpServiceOptions): void {
