@@ -1,4 +1,3 @@
-import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 
 export type DtoClass = new () => object;
@@ -14,7 +13,6 @@ export function NestedDto(type: () => DtoClass, options: { each?: boolean } = {}
     const constructor = target.constructor;
     nestedTypes.set(constructor, { ...(nestedTypes.get(constructor) ?? {}), [String(propertyKey)]: type });
     ValidateNested({ each: options.each })(target, propertyKey);
-    Type(type)(target, propertyKey);
   };
 }
 

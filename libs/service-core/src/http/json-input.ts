@@ -2,8 +2,8 @@ import type { FieldErrors } from './problem.js';
 
 /**
  * Most levels of objects and arrays a request body may nest. Our deepest body (an offer's time slots)
- * needs three; the bound keeps the recursive code that runs later (class-transformer, class-validator,
- * JSON.stringify into the outbox) far from the stack limit.
+ * needs three; the bound keeps the recursive code that runs later (class-validator, JSON.stringify
+ * into the outbox) far from the stack limit.
  */
 export const MAX_JSON_DEPTH = 16;
 

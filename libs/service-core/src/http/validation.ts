@@ -1,5 +1,4 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import { CODE_UNITS_PER_CHARACTER, type DtoClass, nestedDtoTypes } from '@availability/contracts';
 import { type FieldErrors, ProblemException } from './problem.js';
@@ -64,7 +63,8 @@ function boundProblem(raw: unknown, bounds: Bounds | undefined): string | undefi
 }
 
 /**
- * Renames the body's keys to the DTO's spelling, ignoring case (`WorkerIds` → `workerIds`), at every
+ * The body as an instance of the DTO class, nested DTOs (`@NestedDto`) as instances of theirs, with
+ * the keys renamed to the DTO's spelling, ignoring case (`WorkerIds` → `workerIds`), at every
  * nesting level. Keys the DTO does not know are dropped (tolerant reader). Two keys that differ only
  * in case are ambiguous and reported as a field error rather than one silently winning. A value past
  * its property's declared size (`@ArrayMaxSize`, far past `@MaxLength`) is reported here and not
@@ -96,7 +96,7 @@ export function canonicalisePropertyNames(value: unknown, dto: DtoClass, path: s
         : canonicalisePropertyNames(raw, nestedType(), fieldPath, errors)
       : raw;
   }
-  return result;
+  return Object.assign(new dto(), result);
 }
 
 /**
@@ -124,17 +124,16 @@ export function toFieldErrors(errors: ValidationError[], parent = '', into: Fiel
 
 /**
  * Validates a plain body against a DTO class; throws a 400 problem listing every field error. Sizes
- * and ambiguous names are checked first, in one linear pass; class-transformer and class-validator
- * only see a body within every declared bound.
+ * and ambiguous names are checked first, in the same linear pass that builds the DTO instance;
+ * class-validator only sees a body within every declared bound.
  */
 export function validateBody<T extends object>(dto: new () => T, body: unknown): T {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw ProblemException.validation({ body: ['must be a JSON object'] }, 'The request body must be a JSON object.');
   }
   const errors: FieldErrors = {};
-  const canonical = canonicalisePropertyNames(body, dto, '', errors);
+  const instance = canonicalisePropertyNames(body, dto, '', errors) as T;
   if (Object.keys(errors).length > 0) throw ProblemException.validation(errors);
-  const instance = plainToInstance(dto, canonical);
   toFieldErrors(validateSync(instance, { whitelist: true, forbidUnknownValues: true }), '', errors);
   if (Object.keys(errors).length > 0) throw ProblemException.validation(errors);
   return instance;
