@@ -13,6 +13,7 @@ import { ContactDirectoryConfig } from './config/contact-directory.config.js';
 import { ContactsController } from './contacts/contacts.controller.js';
 import { ContactsService } from './contacts/contacts.service.js';
 import { RevocationPublisher } from './credentials/revocation.publisher.js';
+import { TokenRevocation } from './credentials/token-revocation.js';
 import { DirectoryQueries } from './directory/directory-queries.service.js';
 import { DIRECTORY_SCHEMA, DirectoryRepository } from './directory/directory.repository.js';
 import { InvitationsController } from './invitations/invitations.controller.js';
@@ -21,6 +22,9 @@ import { DirectoryRequestsController } from './messaging/directory-requests.cont
 import { DIRECTORY_MIGRATIONS } from './migrations/index.js';
 import { PortalUserGuard } from './portal/portal-auth.guard.js';
 import { PortalRepository } from './portal/portal.repository.js';
+import { SignInController } from './sign-in/sign-in.controller.js';
+import { SignInRepository } from './sign-in/sign-in.repository.js';
+import { SignInService } from './sign-in/sign-in.service.js';
 import { SuggestionsController } from './suggestions/suggestions.controller.js';
 import { SuggestionsService } from './suggestions/suggestions.service.js';
 
@@ -54,7 +58,7 @@ export class ContactDirectoryModule {
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
-      controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController, DirectoryRequestsController],
+      controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController, DirectoryRequestsController, SignInController],
       providers: [
         { provide: ContactDirectoryConfig, useValue: config },
         DirectoryRepository,
@@ -62,6 +66,7 @@ export class ContactDirectoryModule {
         DirectoryQueries,
         DirectoryAdminService,
         RevocationPublisher,
+        TokenRevocation,
         AdminAuthGuard,
         PortalUserGuard,
         ...outboundProviders,
@@ -70,6 +75,8 @@ export class ContactDirectoryModule {
         SuggestionsService,
         InvitationsService,
         ContactsService,
+        SignInRepository,
+        SignInService,
       ],
       exports: [ContactDirectoryConfig],
     };

@@ -1,13 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import { SmtpSink } from '@availability/testing';
 
+/** The links an e-mail holds (sign-in links, invitations), printed so a developer can open them. */
+export function linksIn(text: string): string[] {
+  return [...new Set(text.match(/https?:\/\/[^\s<>"]+/g) ?? [])];
+}
+
 /**
- * A local SMTP server for development: accepts every e-mail the platform sends, prints who it is for
- * and its subject, and lists what arrived at `GET /api/v1/messages` in the shape Mailpit (the mail
+ * A local SMTP server for development: accepts every e-mail the platform sends, prints who it is for,
+ * its subject and the links in it (a sign-in link is opened from here), and lists what arrived at `GET /api/v1/messages` in the shape Mailpit (the mail
  * catcher of docker-compose.yml) answers, so `npm run demo` checks e-mail the same way in both.
  */
 export async function startMailCatcher(smtpPort: number, httpPort: number, print: (line: string) => void): Promise<{ close(): Promise<void> }> {
-  const sink = new SmtpSink((mail) => print(`✉  to ${mail.to.join(', ')}: ${mail.subject}`));
+  const sink = new SmtpSink((mail) => {
+    print(`✉  to ${mail.to.join(', ')}: ${mail.subject}`);
+    for (const link of linksIn(mail.text)) print(`     ${link}`);
+  });
   await sink.listen(smtpPort);
   const http: Server = createServer((req, res) => {
     if (req.method !== 'GET' || !req.url?.startsWith('/api/v1/messages')) {

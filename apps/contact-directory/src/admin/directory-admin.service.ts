@@ -4,6 +4,7 @@ import { ProblemException } from '@availability/service-core';
 import { issueApiKey, issuePortalUserToken, issueWorkerToken } from '../credentials/credential-tokens.js';
 import { WebhookTargetChanges } from '../company-profile/webhook-target-changes.js';
 import { RevocationPublisher } from '../credentials/revocation.publisher.js';
+import { TokenRevocation } from '../credentials/token-revocation.js';
 import { DirectoryRepository, type NewWorker } from '../directory/directory.repository.js';
 import { isUuid } from '../directory/ids.js';
 import type {
@@ -34,6 +35,7 @@ export class DirectoryAdminService {
   constructor(
     private readonly repository: DirectoryRepository,
     private readonly revocations: RevocationPublisher,
+    private readonly tokens: TokenRevocation,
     private readonly targets: WebhookTargetChanges,
   ) {}
 
@@ -104,9 +106,7 @@ export class DirectoryAdminService {
   }
 
   async revokeWorkerToken(tokenId: string): Promise<void> {
-    const tokenHash = await this.repository.revokeOwnedToken('worker', existingId(tokenId, 'The worker token'));
-    if (tokenHash === undefined) throw ProblemException.notFound('The worker token');
-    await this.revocations.credentialRevoked(tokenHash);
+    if (!(await this.tokens.revoke('worker', { id: existingId(tokenId, 'The worker token') }))) throw ProblemException.notFound('The worker token');
   }
 
   async issuePortalUserToken(userId: string): Promise<PortalUserTokenView> {
@@ -116,8 +116,6 @@ export class DirectoryAdminService {
   }
 
   async revokePortalUserToken(tokenId: string): Promise<void> {
-    const tokenHash = await this.repository.revokeOwnedToken('user', existingId(tokenId, 'The user token'));
-    if (tokenHash === undefined) throw ProblemException.notFound('The user token');
-    await this.revocations.credentialRevoked(tokenHash);
+    if (!(await this.tokens.revoke('user', { id: existingId(tokenId, 'The user token') }))) throw ProblemException.notFound('The user token');
   }
 }

@@ -93,6 +93,42 @@ export class ContactDirectoryConfig extends IntegratorCallerConfig {
   @Min(1)
   @Max(10_000)
   SUGGESTIONS_MAX_PER_PROVIDER = 500;
+
+  /** How long an e-mailed sign-in link works (it works once). */
+  @IsInt()
+  @Min(1)
+  @Max(24 * 3600)
+  SIGN_IN_CODE_TTL_SECONDS = 15 * 60;
+
+  /** Lifetime of a portal user's token from a sign-in link (operators' tokens never expire). */
+  @IsInt()
+  @Min(1)
+  @Max(90 * 24 * 3600)
+  PORTAL_SESSION_TTL_SECONDS = 12 * 3600;
+
+  /** Lifetime of a worker's token from a sign-in link. */
+  @IsInt()
+  @Min(1)
+  @Max(365 * 24 * 3600)
+  WORKER_SESSION_TTL_SECONDS = 30 * 24 * 3600;
+
+  /** Sign-in e-mails asked for one address per hour, whoever asks (0: no limit): nobody can flood a mailbox. */
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  SIGN_IN_LINKS_PER_ADDRESS_PER_HOUR = 5;
+
+  /** Sign-in links asked for by one client address per hour, whatever the e-mail address (0: no limit). */
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  SIGN_IN_LINKS_PER_CLIENT_PER_HOUR = 30;
+
+  /** How long to wait for notification-service to take a sign-in e-mail before answering 503. */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  SIGN_IN_MAIL_TIMEOUT_MS = 5_000;
 }
 
 /**

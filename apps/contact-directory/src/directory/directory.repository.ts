@@ -29,18 +29,21 @@ export interface NewWorker {
   token: IssuedCredential;
 }
 
-/** The live credential with this hash, whichever kind it is; hashes are unique across both tables in practice (SHA-256). */
+/**
+ * The live credential with this hash, whichever kind it is; hashes are unique across both tables in
+ * practice (SHA-256). A token past its `expires_at` (sign-in sessions; null = no expiry) is not live.
+ */
 export const VERIFY_CREDENTIAL_SQL = `
 SELECT 'organisation' AS kind, k.organisation_id::text AS "organisationId", k.id::text AS "apiKeyId", NULL AS "workerId",
        NULL AS "userId", NULL AS role
 FROM directory.api_key k WHERE k.key_hash = $1 AND k.revoked_at IS NULL
 UNION ALL
 SELECT 'worker', NULL, NULL, t.worker_id::text, NULL, NULL
-FROM directory.worker_token t WHERE t.token_hash = $1 AND t.revoked_at IS NULL
+FROM directory.worker_token t WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
 UNION ALL
 SELECT 'user', u.organisation_id::text, NULL, NULL, u.id::text, u.role::text
 FROM directory.portal_user_token p JOIN directory.portal_user u ON u.id = p.user_id
-WHERE p.token_hash = $1 AND p.revoked_at IS NULL
+WHERE p.token_hash = $1 AND p.revoked_at IS NULL AND (p.expires_at IS NULL OR p.expires_at > now())
 LIMIT 1`;
 
 /**
@@ -207,27 +210,40 @@ export class DirectoryRepository {
     return rows[0];
   }
 
-  /** Issues a worker or portal-user token; false when its owner does not exist. */
-  async insertOwnedToken(kind: OwnedTokenKind, ownerId: string, token: IssuedCredential): Promise<boolean> {
+  /**
+   * Issues a worker or portal-user token; false when its owner does not exist. `lifetimeSeconds`: a
+   * sign-in session's, counted from the database's clock; absent, the token never expires (operators').
+   */
+  async insertOwnedToken(
+    kind: OwnedTokenKind,
+    ownerId: string,
+    token: IssuedCredential,
+    lifetimeSeconds?: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{ expiresAt: Date | null } | undefined> {
     const { table, ownerColumn, ownerTable } = OWNED_TOKENS[kind];
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO ${table} (id, ${ownerColumn}, token_hash)
-       SELECT $1, owner.id, $3 FROM ${ownerTable} owner WHERE owner.id = $2
-       RETURNING id`,
-      [token.id, ownerId, token.tokenHash],
+    const rows: Array<{ expiresAt: Date | null }> = await manager.query(
+      `INSERT INTO ${table} (id, ${ownerColumn}, token_hash, expires_at)
+       SELECT $1, owner.id, $3, now() + make_interval(secs => $4::double precision) FROM ${ownerTable} owner WHERE owner.id = $2
+       RETURNING expires_at AS "expiresAt"`,
+      [token.id, ownerId, token.tokenHash, lifetimeSeconds ?? null],
     );
-    return rows.length > 0;
+    return rows[0];
   }
 
-  /** Revokes a worker or portal-user token (again is harmless); its hash, or undefined when unknown. */
-  async revokeOwnedToken(kind: OwnedTokenKind, tokenId: string): Promise<string | undefined> {
+  /**
+   * Revokes a worker or portal-user token, found by id (operators) or by hash (its holder signing out);
+   * again is harmless. Its hash, or undefined when unknown.
+   */
+  async revokeOwnedToken(kind: OwnedTokenKind, token: { id: string } | { tokenHash: string }): Promise<string | undefined> {
     const { table } = OWNED_TOKENS[kind];
+    const [column, value] = 'id' in token ? ['id', token.id] : ['token_hash', token.tokenHash];
     const rows: Array<{ tokenHash: string }> = await this.dataSource.query(
       `WITH revoked AS (
-         UPDATE ${table} SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING token_hash
+         UPDATE ${table} SET revoked_at = COALESCE(revoked_at, now()) WHERE ${column} = $1 RETURNING token_hash
        )
        SELECT token_hash AS "tokenHash" FROM revoked`,
-      [tokenId],
+      [value],
     );
     return rows[0]?.tokenHash;
   }

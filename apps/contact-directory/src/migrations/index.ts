@@ -4,6 +4,7 @@ import { CreateDirectory1763900000000 } from './1763900000000-create-directory.j
 import { PortalAndContacts1764000000000 } from './1764000000000-portal-and-contacts.js';
 import { SuggestionProviderConsent1764300000000 } from './1764300000000-suggestion-provider-consent.js';
 import { SignatureSchemes1764400000000 } from './1764400000000-signature-schemes.js';
+import { SignInCodes1764900000000 } from './1764900000000-sign-in-codes.js';
 
 /** contact-directory's migrations, in order: applied at start-up and by `migrate.js`. */
 export const DIRECTORY_MIGRATIONS = [
@@ -14,4 +15,5 @@ export const DIRECTORY_MIGRATIONS = [
   SignatureSchemes1764400000000,
   outboxPayloadTextMigration(DIRECTORY_SCHEMA, 1764500000000),
   outboxTraceparentMigration(DIRECTORY_SCHEMA, 1764800000000),
+  SignInCodes1764900000000,
 ];

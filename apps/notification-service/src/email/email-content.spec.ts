@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { answersDigestEmail, digestJobId, digestWindow, inviteEmail, offerClosedEmail, webhookDisabledEmail } from './email-content.js';
+import { answersDigestEmail, digestJobId, digestWindow, inviteEmail, offerClosedEmail, signInJobId, signInLink, signInLinksEmail, webhookDisabledEmail } from './email-content.js';
 
 const offer = { offerId: 'o-1', title: 'Night pickers', notifyEmailAddress: 'ops@acme.test' };
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 9, 0, s));
@@ -64,5 +64,40 @@ describe('e-mail composition', () => {
     const notice = webhookDisabledEmail(['a@x.test', 'b@x.test'], null, 'https://hooks.example', 'answered 410');
     expect(notice.to).toEqual(['a@x.test', 'b@x.test']);
     expect(notice.text).toContain('your service at https://hooks.example');
+  });
+});
+
+describe('sign-in e-mail', () => {
+  const code = 'q7GQ0mJx1o3lqJ4n0cZ8k0wQpV9tYv2Qm1nXk5sVv8A';
+  const other = 'Zz9_-0mJx1o3lqJ4n0cZ8k0wQpV9tYv2Qm1nXk5sVv8';
+
+  it('puts the code in the fragment of the audience’s page, whatever the portal address ends with', () => {
+    expect(signInLink('http://localhost:3005', 'portal', code)).toBe(`http://localhost:3005/sign-in#code=${code}`);
+    expect(signInLink('https://portal.example/app/', 'worker', code)).toBe(`https://portal.example/app/worker/sign-in#code=${code}`);
+    expect(new URL(signInLink('https://portal.example', 'portal', code)).search).toBe('');
+  });
+
+  it('lists one link per account under its label, and says how long they work', () => {
+    const mail = signInLinksEmail(
+      { to: 'sam@acme.example', audience: 'portal', expiresInMinutes: 15, links: [{ label: 'Acme Staffing', code }, { label: 'Northside', code: other }] },
+      'https://portal.example',
+    );
+    expect(mail.to).toEqual(['sam@acme.example']);
+    expect(mail.subject).toBe('Your sign-in link for the Availability Platform portal');
+    expect(mail.text).toContain(`Acme Staffing:\nhttps://portal.example/sign-in#code=${code}\n`);
+    expect(mail.text).toContain(`Northside:\nhttps://portal.example/sign-in#code=${other}\n`);
+    expect(mail.text).toContain('Each link works once, within 15 minutes.');
+    const worker = signInLinksEmail({ to: 'ann@example.test', audience: 'worker', expiresInMinutes: 1, links: [{ label: 'Ann (Acme)', code }] }, 'https://portal.example');
+    expect(worker.subject).toBe('Your sign-in link for the Availability Platform');
+    expect(worker.text).toContain(`Ann (Acme):\nhttps://portal.example/worker/sign-in#code=${code}`);
+    expect(worker.text).toContain('The link works once, within 1 minute.');
+  });
+
+  it('one job per set of codes, its id free of the codes themselves and of a single colon', () => {
+    const request = { to: 'a@b.c', audience: 'portal' as const, expiresInMinutes: 15, links: [{ label: 'A', code }] };
+    expect(signInJobId(request)).toBe(signInJobId({ ...request, to: 'other@b.c' }));
+    expect(signInJobId(request)).not.toBe(signInJobId({ ...request, links: [{ label: 'A', code: other }] }));
+    expect(signInJobId(request)).toMatch(/^sign-in\.[0-9a-f]{32}$/);
+    expect(signInJobId(request)).not.toContain(code);
   });
 });

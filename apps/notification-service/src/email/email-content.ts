@@ -1,4 +1,5 @@
-import type { InviteCreatedEvent } from '@availability/contracts';
+import { createHash } from 'node:crypto';
+import type { InviteCreatedEvent, SendSignInLinksRequest } from '@availability/contracts';
 
 export interface MailMessage {
   to: string[];
@@ -115,4 +116,37 @@ export function webhookDisabledEmail(adminEmailAddresses: string[], organisation
       'Fix the service, then save its base address again on the company profile in the portal: the platform checks /test and /test/auth and, when both answer 200, starts calling it again.',
     ].join('\n'),
   };
+}
+
+/**
+ * A sign-in link: the portal's page for the audience with the code in the fragment, which browsers
+ * never send to a server, so the code reaches no server's log.
+ */
+export function signInLink(portalUrl: string, audience: SendSignInLinksRequest['audience'], code: string): string {
+  const base = portalUrl.replace(/\/+$/, '');
+  return `${base}${audience === 'worker' ? '/worker/sign-in' : '/sign-in'}#code=${encodeURIComponent(code)}`;
+}
+
+/** One e-mail with a link per account the address may sign in as. */
+export function signInLinksEmail(request: SendSignInLinksRequest, portalUrl: string): MailMessage {
+  const single = request.links.length === 1;
+  const place = request.audience === 'worker' ? 'the Availability Platform' : 'the Availability Platform portal';
+  return {
+    to: [request.to],
+    subject: request.audience === 'worker' ? 'Your sign-in link for the Availability Platform' : 'Your sign-in link for the Availability Platform portal',
+    text: [
+      `Someone, hopefully you, asked to sign in to ${place} with this e-mail address.`,
+      '',
+      single ? 'Open this link to sign in:' : 'This address has several accounts; open the link of the one you want:',
+      '',
+      ...request.links.flatMap((link) => [`${link.label}:`, signInLink(portalUrl, request.audience, link.code), '']),
+      `${single ? 'The link works' : 'Each link works'} once, within ${request.expiresInMinutes} minute${request.expiresInMinutes === 1 ? '' : 's'}.`,
+      'If you did not ask to sign in, ignore this e-mail: nobody can sign in without the link.',
+    ].join('\n'),
+  };
+}
+
+/** One job per request's codes: the same request handed over twice (a retried NATS request) is sent once. */
+export function signInJobId(request: SendSignInLinksRequest): string {
+  return `sign-in.${createHash('sha256').update(request.links.map((link) => link.code).join('.')).digest('hex').slice(0, 32)}`;
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { type Job, UnrecoverableError } from 'bullmq';
+import { Value } from '@sinclair/typebox/value';
 import {
   DirectoryPattern,
   type InviteCreatedEvent,
@@ -7,6 +8,8 @@ import {
   type OfferResponseRecordedEvent,
   type ResolveOrganisationContactsReply,
   type ResolveOrganisationContactsRequest,
+  SendSignInLinksRequest,
+  type SendSignInLinksReply,
   type WebhookEndpointDisabledEvent,
 } from '@availability/contracts';
 import { JobQueues, QueueName } from '@availability/jobs';
@@ -21,6 +24,8 @@ import {
   type MailMessage,
   offerClosedEmail,
   type OfferOutcome,
+  signInJobId,
+  signInLinksEmail,
   webhookDisabledEmail,
 } from './email-content.js';
 import { EmailRepository } from './email.repository.js';
@@ -104,6 +109,17 @@ export class EmailService implements OnApplicationBootstrap {
     });
   }
 
+  /**
+   * contact-directory's request for a sign-in e-mail. The job holds the codes, so it leaves Redis as
+   * soon as it is done (sent, or given up), and its id is derived from the codes.
+   */
+  async sendSignInLinks(request: unknown): Promise<SendSignInLinksReply> {
+    if (!Value.Check(SendSignInLinksRequest, request)) throw new Error('not a SendSignInLinks request');
+    const jobId = signInJobId(request);
+    await this.enqueue(jobId, { kind: 'send', id: jobId, message: signInLinksEmail(request, this.config.PORTAL_URL) }, 0, { keep: false });
+    return { queued: true, jobId };
+  }
+
   async runJob(job: Job<EmailJob>): Promise<void> {
     try {
       const data = job.data;
@@ -136,14 +152,15 @@ export class EmailService implements OnApplicationBootstrap {
     }
   }
 
-  private async enqueue(jobId: string, data: EmailJob, delay = 0): Promise<void> {
+  /** `keep: false` for a job whose data must not outlive it (sign-in codes): removed once done, sent or not. */
+  private async enqueue(jobId: string, data: EmailJob, delay = 0, { keep = true } = {}): Promise<void> {
     await this.jobs.add(QueueName.Email, data.kind, data, {
       jobId,
       delay,
       attempts: this.config.EMAIL_ATTEMPTS,
       backoff: { type: 'exponential', delay: this.config.EMAIL_BACKOFF_MS },
-      removeOnComplete: { age: 24 * 3600, count: 10_000 },
-      removeOnFail: { age: 7 * 24 * 3600 },
+      removeOnComplete: keep ? { age: 24 * 3600, count: 10_000 } : true,
+      removeOnFail: keep ? { age: 7 * 24 * 3600 } : true,
     });
   }
 

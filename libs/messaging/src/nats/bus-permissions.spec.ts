@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { DirectoryPattern, EventSubject } from '@availability/contracts';
+import { DirectoryPattern, EventSubject, NotificationPattern } from '@availability/contracts';
 import { createSealingKeys, SealedBox } from '../sealing/sealed-box.js';
 import { openWebhookTarget, sealWebhookTarget } from '../sealing/webhook-target-seal.js';
 import { BUS_SERVICES, busInboxPrefix, busPermissions } from './bus-permissions.js';
@@ -16,7 +16,12 @@ describe('bus permissions', () => {
     expect(who('publish', `stg.${DirectoryPattern.VerifyCredential}`)).toEqual(['contact-directory', 'notification-service', 'offers-api', 'webhook-dispatcher']);
     expect(who('publish', `stg.${DirectoryPattern.ResolveOrganisationContacts}`)).toEqual(['notification-service']);
     expect(permissions['contact-directory'].allow_responses).toBe(true);
-    expect(BUS_SERVICES.filter((service) => permissions[service].allow_responses)).toEqual(['contact-directory']);
+    expect(BUS_SERVICES.filter((service) => permissions[service].allow_responses)).toEqual(['contact-directory', 'notification-service']);
+  });
+
+  it('sign-in codes cross the bus only from contact-directory to notification-service', () => {
+    expect(who('subscribe', `stg.${NotificationPattern.SendSignInLinks}`)).toEqual(['notification-service']);
+    expect(who('publish', `stg.${NotificationPattern.SendSignInLinks}`)).toEqual(['contact-directory']);
   });
 
   it('each event has exactly one publisher', () => {

@@ -2,6 +2,7 @@ import {
   CREDENTIAL_REVOKED_SUBJECT,
   DirectoryPattern,
   EventSubject,
+  NotificationPattern,
   WEBHOOK_TARGET_CHANGED_SUBJECT,
 } from '@availability/contracts';
 import { jetStreamConsumers } from '../consumer/durable-consumer.js';
@@ -41,7 +42,8 @@ export const BUS_ROLES = {
   'contact-directory': {
     publishes: [EventSubject.ContactAdded, EventSubject.InviteCreated],
     // Its own portal and worker endpoints verify credentials through its responder, like every service.
-    asks: [DirectoryPattern.VerifyCredential],
+    // Sign-in links carry single-use codes: only notification-service may answer (subscribe to) that subject.
+    asks: [DirectoryPattern.VerifyCredential, NotificationPattern.SendSignInLinks],
     answers: [
       DirectoryPattern.VerifyCredential,
       DirectoryPattern.ResolveOfferAudience,
@@ -73,7 +75,7 @@ export const BUS_ROLES = {
       ],
     },
     asks: [DirectoryPattern.VerifyCredential, DirectoryPattern.ResolveOrganisationContacts],
-    answers: [],
+    answers: [NotificationPattern.SendSignInLinks],
     broadcasts: [],
     listens: [CREDENTIAL_REVOKED_SUBJECT],
   },
