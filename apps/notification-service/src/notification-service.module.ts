@@ -11,22 +11,30 @@ import { EmailRepository } from './email/email.repository.js';
 import { EmailService } from './email/email.service.js';
 import { Mailer } from './email/mailer.js';
 import { NotificationEventsController } from './events/notification-events.controller.js';
+import { NotificationRequestsController } from './events/notification-requests.controller.js';
 import { NOTIFICATIONS_MIGRATIONS } from './migrations/index.js';
 import { FcmPushTransport } from './push/fcm.transport.js';
 import { PushRepository } from './push/push.repository.js';
 import { PushService } from './push/push.service.js';
-import { PUSH_TRANSPORT, type PushTransport } from './push/push-transport.js';
+import { PUSH_TRANSPORT, type PushTransport, WEB_PUSH_TRANSPORT } from './push/push-transport.js';
 import { RecordingPushTransport } from './push/recording.transport.js';
 import { WorkerNotificationsController } from './push/worker-notifications.controller.js';
+import { createWebPushTransport, webPushSettings } from './web-push/create-web-push.js';
+import { WEB_PUSH_SETTINGS, WebPushController } from './web-push/web-push.controller.js';
+import { WebPushSubscriptionsRepository } from './web-push/web-push-subscriptions.repository.js';
 
 export const SERVICE_NAME = 'notification-service';
 
 @Injectable()
 class PushTransportLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(PUSH_TRANSPORT) private readonly transport: PushTransport) {}
+  constructor(
+    @Inject(PUSH_TRANSPORT) private readonly transport: PushTransport,
+    @Inject(WEB_PUSH_TRANSPORT) private readonly webPush: PushTransport,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.transport.close?.();
+    await this.webPush.close?.();
   }
 }
 
@@ -39,12 +47,16 @@ export function createPushTransport(config: NotificationServiceConfig): PushTran
 export class NotificationServiceModule {
   static forRoot(config: NotificationServiceConfig, transport: PushTransport = createPushTransport(config)): DynamicModule {
     const devEndpoints = transport instanceof RecordingPushTransport && config.DEV_ENDPOINTS !== 'false';
-    const controllers: Array<Type<unknown>> = [WorkerDevicesController, WorkerNotificationsController, NotificationEventsController];
+    const webPush = webPushSettings(config);
+    const controllers: Array<Type<unknown>> = [WorkerDevicesController, WorkerNotificationsController, WebPushController, NotificationEventsController, NotificationRequestsController];
     const providers: Provider[] = [
       { provide: NotificationServiceConfig, useValue: config },
       { provide: PUSH_TRANSPORT, useValue: transport },
+      { provide: WEB_PUSH_SETTINGS, useValue: webPush },
+      { provide: WEB_PUSH_TRANSPORT, useValue: createWebPushTransport(config, webPush) },
       PushTransportLifecycle,
       DevicesRepository,
+      WebPushSubscriptionsRepository,
       PushRepository,
       PushService,
       EmailRepository,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { OfferCreatedEvent } from '@availability/contracts';
 import type { TestEventNamespace } from '@availability/testing';
 
 /** Publishes events to a test namespace's stream exactly as the services' outbox relays do. */
@@ -28,6 +29,19 @@ export class EventPublisher {
 
 export function envelope(organisationId: string) {
   return { eventId: randomUUID(), occurredAt: new Date().toISOString(), organisationId };
+}
+
+/** An offer of one night shift to `workerIds`, as offers-api publishes it. */
+export function offerCreated(organisationId: string, workerIds: string[], title = 'Night pickers'): OfferCreatedEvent {
+  return {
+    ...envelope(organisationId),
+    offerId: randomUUID(),
+    title,
+    createdByUserId: randomUUID(),
+    notifyEmailAddress: null,
+    events: [{ start: '2030-01-01T22:00:00.000Z', end: '2030-01-02T06:00:00.000Z' }],
+    workerIds,
+  };
 }
 
 export async function sleep(ms: number): Promise<void> {

@@ -3,11 +3,12 @@ import type { DataSource } from 'typeorm';
 import { createDataSource, migrate } from '@availability/service-core';
 import { createTestDatabase, type TestDatabase } from '@availability/testing';
 import { DevicesRepository, NOTIFICATIONS_SCHEMA } from '../src/devices/devices.repository.js';
-import { CreateNotifications1764000000000 } from '../src/migrations/1764000000000-create-notifications.js';
+import { NOTIFICATIONS_MIGRATIONS } from '../src/migrations/index.js';
 import type { PushTarget } from '../src/push/fan-out.js';
 import { PushRepository } from '../src/push/push.repository.js';
+import { WebPushSubscriptionsRepository } from '../src/web-push/web-push-subscriptions.repository.js';
 
-/** The (event, device) claim on real PostgreSQL: two jobs never both get a device for one event. */
+/** The (event, device) claim on real PostgreSQL: two jobs never both get a device (or Web Push subscription) for one event. */
 let database: TestDatabase;
 let dataSource: DataSource;
 let push: PushRepository;
@@ -19,7 +20,7 @@ beforeAll(async () => {
   dataSource = await createDataSource({
     url: database.url,
     schema: NOTIFICATIONS_SCHEMA,
-    migrations: [CreateNotifications1764000000000],
+    migrations: NOTIFICATIONS_MIGRATIONS,
     poolSize: 6,
     applicationName: 'push-claims-spec',
   }).initialize();
@@ -33,6 +34,13 @@ beforeAll(async () => {
     const { device } = registration;
     targets.push({ d: device.id, w: device.workerId, k: 'offer.created' });
   }
+  // Browsers are claimed by the same statement, beside the devices.
+  const subscriptions = new WebPushSubscriptionsRepository(dataSource);
+  for (let i = 0; i < 10; i++) {
+    const registration = await subscriptions.upsert(`worker-${i}`, { endpoint: `https://push.example.com/wpush/${i}`, p256dh: `p256dh-${i}`, auth: `auth-${i}`, expirationTime: null });
+    if (registration.taken) throw new Error('a fresh endpoint cannot be taken');
+    targets.push({ d: registration.subscription.id, w: registration.subscription.workerId, k: 'offer.created' });
+  }
 });
 
 afterAll(async () => {
@@ -44,8 +52,11 @@ describe('push delivery claims', () => {
   it('concurrent jobs with overlapping devices split them, never share one', async () => {
     const claims = await Promise.all(['job-a', 'job-b', 'job-c'].map((jobId) => push.claimDevices(jobId, event, targets)));
     const ids = claims.flat().map((d) => d.deviceId);
-    expect(ids).toHaveLength(40);
-    expect(new Set(ids).size).toBe(40);
+    expect(ids).toHaveLength(50);
+    expect(new Set(ids).size).toBe(50);
+    const browsers = claims.flat().filter((d) => d.platform === 'web');
+    expect(browsers).toHaveLength(10);
+    expect(browsers[0]).toMatchObject({ token: expect.stringMatching(/^https:\/\/push\.example\.com\//), p256dh: expect.stringMatching(/^p256dh-/), auth: expect.stringMatching(/^auth-/) });
 
     // A new attempt of the same job takes back what it held (it died mid-send); other jobs get nothing.
     const [a] = claims;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { OfferCompletedEvent, OfferCreatedEvent, OfferWithdrawnEvent } from '@availability/contracts';
 import type { CreatedWorker } from '@availability/platform-client';
 import { eventually, queryDatabase, startTestPlatform, type TestPlatform } from '@availability/testing';
-import { call, envelope, EventPublisher, sleep } from './helpers.js';
+import { call, envelope, EventPublisher, offerCreated, sleep } from './helpers.js';
 
 /**
  * notification-service as a process, with the real contact-directory verifying worker tokens, real
@@ -73,16 +73,8 @@ async function settledPushLog(offerId: string, atLeast: number): Promise<Recorde
   return pushLog(offerId);
 }
 
-function created(workerIds: string[], title = 'Night pickers'): OfferCreatedEvent {
-  return {
-    ...envelope(organisationId),
-    offerId: randomUUID(),
-    title,
-    createdByUserId: randomUUID(),
-    notifyEmailAddress: null,
-    events: [{ start: '2030-01-01T22:00:00.000Z', end: '2030-01-02T06:00:00.000Z' }],
-    workerIds,
-  };
+function created(workerIds: string[], title?: string): OfferCreatedEvent {
+  return offerCreated(organisationId, workerIds, title);
 }
 
 describe('device registry (worker app)', () => {

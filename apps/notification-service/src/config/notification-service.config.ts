@@ -1,5 +1,5 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { BusServiceConfig, developmentOnly, InProduction, oneOf, unset } from '@availability/service-core';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { BusServiceConfig, developmentOnly, InProduction, oneOf, required, unset } from '@availability/service-core';
 
 /** notification-service settings (on top of ServiceConfig); see apps/notification-service/README.md. */
 export class NotificationServiceConfig extends BusServiceConfig {
@@ -29,6 +29,42 @@ export class NotificationServiceConfig extends BusServiceConfig {
   @Min(0)
   @Max(28 * 24 * 3600)
   PUSH_TTL_SECONDS = 24 * 3600;
+
+  /**
+   * Web Push (the worker web app): the VAPID key pair, base64url as `web-push generate-vapid-keys`
+   * prints it (public: the 65-byte P-256 point browsers subscribe with; private: 32 bytes). Required
+   * in production; elsewhere, without them, Web Push is off. Never logged.
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(/^$|^[A-Za-z0-9_-]{87}$/, { message: 'VAPID_PUBLIC_KEY must be a base64url P-256 public key (87 characters)' })
+  @InProduction(required)
+  VAPID_PUBLIC_KEY = '';
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^$|^[A-Za-z0-9_-]{43}$/, { message: 'VAPID_PRIVATE_KEY must be a base64url P-256 private key (43 characters)' })
+  @InProduction(required)
+  VAPID_PRIVATE_KEY = '';
+
+  /** Who push services contact about our pushes: `mailto:` address or `https:` URL (RFC 8292). */
+  @IsOptional()
+  @IsString()
+  @Matches(/^$|^(mailto:[^\s@]+@[^\s@]+|https:\/\/[^\s]+)$/, { message: 'VAPID_SUBJECT must be a mailto: address or an https: URL' })
+  @MaxLength(256)
+  @InProduction(required)
+  VAPID_SUBJECT = '';
+
+  /** Lets Web Push subscriptions name a push service on loopback (http or https): tests and development only. */
+  @IsIn(['true', 'false'])
+  @InProduction(developmentOnly)
+  WEB_PUSH_ALLOW_LOOPBACK: 'true' | 'false' = 'false';
+
+  /** Time for one Web Push request (connect, send, answer); a timeout is retried like a 503. */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEB_PUSH_TIMEOUT_MS = 10_000;
 
   /** Events handled at once by this instance (JetStream consumer). */
   @IsInt()
@@ -79,6 +115,11 @@ export class NotificationServiceConfig extends BusServiceConfig {
   /** Link put in invitation e-mails (the worker app's download / sign-up page). */
   @IsString()
   INVITE_LINK_URL = 'https://availability.example/join';
+
+  /** The web portal's address: sign-in links go to `<PORTAL_URL>/sign-in` (portal users) and `<PORTAL_URL>/worker/sign-in`. */
+  @IsString()
+  @Matches(/^https?:\/\/[^?#\s]+$/, { message: 'PORTAL_URL must be an http:// or https:// URL without query or fragment' })
+  PORTAL_URL = 'http://localhost:3005';
 
   /** Answers to one offer are e-mailed to its notify address at most once per window. */
   @IsInt()

@@ -4,10 +4,15 @@ export type PushKind = (typeof PUSH_KINDS)[number];
 
 export type DevicePlatform = 'ios' | 'android';
 
-/** One push to one device, independent of how it is sent. */
+/** Where a push goes: an FCM device (iOS, Android) or a browser's Web Push subscription (`web`). */
+export type PushPlatform = DevicePlatform | 'web';
+
+/** One push to one device (or Web Push subscription), independent of how it is sent. */
 export interface PushMessage {
+  /** The FCM token, or the Web Push subscription's endpoint. */
   token: string;
-  platform: DevicePlatform;
+  platform: PushPlatform;
+  /** The device's id, or the Web Push subscription's. */
   deviceId: string;
   workerId: string;
   eventId: string;
@@ -18,6 +23,8 @@ export interface PushMessage {
   body: string;
   /** Opaque to the transport; the app reads it (string values only, as FCM requires). */
   data: Record<string, string>;
+  /** Web Push only: the browser's keys the payload is encrypted for (RFC 8291). */
+  webPushKeys?: { p256dh: string; auth: string };
 }
 
 export interface PushResult {
@@ -37,6 +44,8 @@ export interface PushTransport {
 }
 
 export const PUSH_TRANSPORT = Symbol('PUSH_TRANSPORT');
+/** The Web Push channel's transport (web-push/web-push.transport.ts); PUSH_TRANSPORT carries FCM's. */
+export const WEB_PUSH_TRANSPORT = Symbol('WEB_PUSH_TRANSPORT');
 
 /** FCM's sendEach limit. */
 export const MAX_PUSH_BATCH = 500;

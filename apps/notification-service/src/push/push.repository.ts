@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { PushTarget } from './fan-out.js';
-import type { DevicePlatform, PushKind } from './push-transport.js';
+import type { PushKind, PushPlatform } from './push-transport.js';
 
 export type DeliveryStatus = 'sending' | 'sent' | 'retrying' | 'failed' | 'token_removed';
 
@@ -17,10 +17,15 @@ export interface DeliveryRecord {
 }
 
 export interface PendingDevice {
+  /** A device's id, or a Web Push subscription's. */
   deviceId: string;
   workerId: string;
+  /** The FCM token, or the subscription's endpoint. */
   token: string;
-  platform: DevicePlatform;
+  platform: PushPlatform;
+  /** Web Push subscriptions only. */
+  p256dh: string | null;
+  auth: string | null;
 }
 
 export interface WorkerNotificationRow {
@@ -69,14 +74,19 @@ export class PushRepository {
    * belong to the same worker and have no delivery row yet, or one that is `retrying`, or one left
    * `sending` by an earlier attempt of this same job (it died mid-send). The claim is one atomic
    * upsert on the unique (event_id, device_id), so two jobs never send one event to one device.
+   * Web Push subscriptions are claimed the same way: their ids share device_id with devices.
    */
   async claimDevices(jobId: string, event: { eventId: string; offerId: string }, targets: PushTarget[]): Promise<PendingDevice[]> {
     if (targets.length === 0) return [];
     return this.dataSource.query(
-      `WITH candidates AS (
-         SELECT d.id, d.worker_id, d.token, d.platform, t.kind
-         FROM unnest($2::uuid[], $3::text[], $4::text[]) AS t(device_id, worker_id, kind)
-         JOIN notifications.device d ON d.id = t.device_id AND d.worker_id = t.worker_id
+      `WITH targets AS (
+         SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[]) AS t(device_id, worker_id, kind)
+       ), candidates AS (
+         SELECT d.id, d.worker_id, d.token, d.platform::text AS platform, NULL::text AS p256dh, NULL::text AS auth, t.kind
+         FROM targets t JOIN notifications.device d ON d.id = t.device_id AND d.worker_id = t.worker_id
+         UNION ALL
+         SELECT s.id, s.worker_id, s.endpoint, 'web', s.p256dh::text, s.auth::text, t.kind
+         FROM targets t JOIN notifications.web_push_subscription s ON s.id = t.device_id AND s.worker_id = t.worker_id
        ), claimed AS (
          INSERT INTO notifications.push_delivery AS p (event_id, worker_id, device_id, kind, offer_id, status, claimed_by)
          SELECT $1, c.worker_id, c.id, c.kind, $5, 'sending', $6 FROM candidates c
@@ -84,7 +94,7 @@ export class PushRepository {
            WHERE p.status = 'retrying' OR (p.status = 'sending' AND p.claimed_by = $6)
          RETURNING p.device_id
        )
-       SELECT c.id AS "deviceId", c.worker_id AS "workerId", c.token, c.platform
+       SELECT c.id AS "deviceId", c.worker_id AS "workerId", c.token, c.platform, c.p256dh, c.auth
        FROM candidates c JOIN claimed ON claimed.device_id = c.id`,
       [event.eventId, targets.map((t) => t.d), targets.map((t) => t.w), targets.map((t) => t.k), event.offerId, jobId],
     );

@@ -4,11 +4,13 @@ import { JobQueues, QueueName } from '@availability/jobs';
 import { counter } from '@availability/service-core';
 import { NotificationServiceConfig } from '../config/notification-service.config.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
-import { classifyFcmError, retryDelay } from './fcm-errors.js';
+import { WebPushSubscriptionsRepository } from '../web-push/web-push-subscriptions.repository.js';
+import { retryDelay } from './fcm-errors.js';
 import { planPushJobs, type PushJobData, recipientKinds } from './fan-out.js';
 import { type NotificationContent, notificationContent, type OfferRef } from './notification-content.js';
 import { type DeliveryRecord, PushRepository } from './push.repository.js';
-import { maskToken, PUSH_TRANSPORT, type PushKind, type PushMessage, type PushResult, type PushTransport } from './push-transport.js';
+import { channelOf, type PushChannel, pushOutcome } from './push-outcome.js';
+import { maskToken, PUSH_TRANSPORT, type PushKind, type PushMessage, type PushResult, type PushTransport, WEB_PUSH_TRANSPORT } from './push-transport.js';
 
 /** A push job that must run again later; `retryAfterMs` is the longest wait FCM asked for. */
 export class RetryLaterError extends Error {
@@ -41,7 +43,9 @@ export interface OfferEvent extends OfferRef {
 /**
  * Offer events → pushes. The event handler records what each worker is told and enqueues one job
  * per batch of up to 500 devices (job id from event + batch); each job sends its batch once per
- * device, retries what FCM asks to retry, and deletes tokens FCM reports dead.
+ * device, retries what FCM asks to retry, and deletes tokens FCM reports dead. A worker's Web Push
+ * subscriptions are devices of a third kind in the same batches, claims and rules: sent through
+ * the Web Push transport, and deleted when their push service says they are gone (404, 410).
  */
 @Injectable()
 export class PushService implements OnApplicationBootstrap {
@@ -52,8 +56,10 @@ export class PushService implements OnApplicationBootstrap {
     private readonly config: NotificationServiceConfig,
     private readonly jobs: JobQueues,
     private readonly devices: DevicesRepository,
+    private readonly subscriptions: WebPushSubscriptionsRepository,
     private readonly repository: PushRepository,
     @Inject(PUSH_TRANSPORT) private readonly transport: PushTransport,
+    @Inject(WEB_PUSH_TRANSPORT) private readonly webPush: PushTransport,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -75,7 +81,9 @@ export class PushService implements OnApplicationBootstrap {
       return { workerId, kind, title: content.title, body: content.body };
     });
     await this.repository.recordWorkerNotifications(event, rows);
-    const devices = await this.devices.forWorkers([...kinds.keys()]);
+    const workerIds = [...kinds.keys()];
+    const [fcmDevices, browsers] = await Promise.all([this.devices.forWorkers(workerIds), this.subscriptions.forWorkers(workerIds)]);
+    const devices = [...fcmDevices, ...browsers];
     const plan = planPushJobs(event, kinds, devices);
     await this.jobs.addBulk(
       QueueName.PushNotification,
@@ -107,6 +115,7 @@ export class PushService implements OnApplicationBootstrap {
       return {
         token: device.token,
         platform: device.platform,
+        ...(device.p256dh && device.auth ? { webPushKeys: { p256dh: device.p256dh, auth: device.auth } } : {}),
         deviceId: device.deviceId,
         workerId: device.workerId,
         eventId: data.eventId,
@@ -120,47 +129,57 @@ export class PushService implements OnApplicationBootstrap {
     });
 
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    let results: PushResult[];
-    try {
-      results = await this.transport.sendEach(messages);
-      if (results.length !== messages.length) throw new Error(`transport answered ${results.length} of ${messages.length} messages`);
-    } catch (error) {
-      // Nothing known to be sent: hand the claims back so the retry sends them.
-      const status = lastAttempt ? 'failed' : 'retrying';
-      await this.repository.recordDeliveries(messages.map((m) => ({ ...delivery(m), status, errorCode: 'send-failed' })));
-      this.pushOutcomes.inc({ outcome: status }, messages.length);
-      throw new RetryLaterError(`sendEach failed: ${(error as Error).message}`);
-    }
+    const channels = (['fcm', 'web-push'] as const)
+      .map((channel) => ({ channel, messages: messages.filter((m) => channelOf(m.platform) === channel) }))
+      .filter((c) => c.messages.length > 0);
+    const sent = await Promise.all(channels.map(({ channel, messages: batch }) => this.send(channel, batch)));
 
     const records: DeliveryRecord[] = [];
     const deadTokens: Array<{ id: string; token: string }> = [];
+    const goneSubscriptions: Array<{ id: string; endpoint: string }> = [];
     let retrying = 0;
     let retryAfterMs: number | undefined;
-    messages.forEach((message, index) => {
-      const result = results[index];
-      const record: DeliveryRecord = { ...delivery(message), messageId: result.messageId ?? null };
-      if (!result.success) {
-        record.errorCode = result.errorCode ?? 'unknown';
-        const action = classifyFcmError(result.errorCode, result.errorMessage);
-        if (action === 'remove-token') {
-          record.status = 'token_removed';
-          deadTokens.push({ id: message.deviceId, token: message.token });
-          this.logger.log(`removing device ${message.deviceId} (token ${maskToken(message.token)}): ${result.errorCode}`);
-        } else if (action === 'retry' && !lastAttempt) {
-          record.status = 'retrying';
+    const failures: string[] = [];
+    for (const { channel, messages: batch, results, error } of sent) {
+      if (error) failures.push(`${channel} sendEach failed: ${error.message}`);
+      batch.forEach((message, index) => {
+        const result = results?.[index];
+        const status = pushOutcome(channel, result ?? 'thrown', lastAttempt);
+        const record: DeliveryRecord = { ...delivery(message), status, messageId: result?.messageId ?? null };
+        // Nothing known to be sent when the transport threw: the claims go back for the retry.
+        if (!result) record.errorCode = 'send-failed';
+        else if (!result.success) record.errorCode = result.errorCode ?? 'unknown';
+        if (status === 'token_removed') {
+          if (channel === 'web-push') goneSubscriptions.push({ id: message.deviceId, endpoint: message.token });
+          else deadTokens.push({ id: message.deviceId, token: message.token });
+          const what = channel === 'web-push' ? 'Web Push subscription' : 'device';
+          this.logger.log(`removing ${what} ${message.deviceId} (${maskToken(message.token)}): ${result?.errorCode}`);
+        } else if (status === 'retrying') {
           retrying += 1;
-          if (result.retryAfterMs !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, result.retryAfterMs);
-        } else {
-          record.status = 'failed';
+          if (result?.retryAfterMs !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, result.retryAfterMs);
         }
-      }
-      records.push(record);
-    });
+        records.push(record);
+      });
+    }
     await this.devices.deleteTokens(deadTokens);
+    await this.subscriptions.deleteEndpoints(goneSubscriptions);
     await this.repository.recordDeliveries(records);
     for (const record of records) this.pushOutcomes.inc({ outcome: record.status });
+    if (failures.length > 0) throw new RetryLaterError(failures.join('; '), retryAfterMs);
     if (retrying > 0) {
       throw new RetryLaterError(`${retrying} of ${messages.length} pushes of event ${data.eventId} to retry`, retryAfterMs);
+    }
+  }
+
+  /** One channel's batch through its transport; a throw (or a short answer) means nothing is known to be sent. */
+  private async send(channel: PushChannel, messages: PushMessage[]): Promise<{ channel: PushChannel; messages: PushMessage[]; results?: PushResult[]; error?: Error }> {
+    const transport = channel === 'web-push' ? this.webPush : this.transport;
+    try {
+      const results = await transport.sendEach(messages);
+      if (results.length !== messages.length) throw new Error(`transport answered ${results.length} of ${messages.length} messages`);
+      return { channel, messages, results };
+    } catch (error) {
+      return { channel, messages, error: error as Error };
     }
   }
 
