@@ -10,6 +10,8 @@ import { OFFERS_SCHEMA, OffersRepository } from './offers/offers.repository.js';
 import { OffersService } from './offers/offers.service.js';
 import { IdempotencyKeyCleaner } from './offers/idempotency-key.cleaner.js';
 import { WorkerOffersController } from './worker-app/worker-offers.controller.js';
+import { PortalOffers } from './portal-offers/portal-offers.js';
+import { PortalOffersController } from './portal-offers/portal-offers.controller.js';
 
 export const SERVICE_NAME = 'offers-api';
 
@@ -38,12 +40,13 @@ export class OffersApiModule {
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
-      controllers: [OffersController, WorkerOffersController],
+      controllers: [OffersController, WorkerOffersController, PortalOffersController],
       providers: [
         { provide: OffersApiConfig, useValue: config },
         DirectoryClient,
         OffersRepository,
         OffersService,
+        PortalOffers,
         IdempotencyKeyCleaner,
       ],
       exports: [OffersApiConfig],

@@ -4,6 +4,7 @@ import { CreateOffers1763800000000 } from './1763800000000-create-offers.js';
 import { OfferVersion1763810000000 } from './1763810000000-offer-version.js';
 import { RecipientWithoutOfferCheck1764400000000 } from './1764400000000-recipient-without-offer-check.js';
 import { RecipientWorkerUuid1764410000000 } from './1764410000000-recipient-worker-uuid.js';
+import { OfferOrganisationPage1764900000000 } from './1764900000000-offer-organisation-page.js';
 
 /** offers-api's migrations, in order: applied at start-up and by `migrate.js`. */
 export const OFFERS_MIGRATIONS = [
@@ -14,4 +15,5 @@ export const OFFERS_MIGRATIONS = [
   RecipientWorkerUuid1764410000000,
   outboxPayloadTextMigration(OFFERS_SCHEMA, 1764500000000),
   outboxTraceparentMigration(OFFERS_SCHEMA, 1764800000000),
+  OfferOrganisationPage1764900000000,
 ];

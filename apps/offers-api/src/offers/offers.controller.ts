@@ -6,7 +6,7 @@ import { ProblemException } from '@availability/service-core';
 import { CurrentOrganisation, OrganisationAuthGuard } from '@availability/auth';
 import { OffersService } from './offers.service.js';
 
-const API_VERSION_QUERY = { name: 'api-version', required: false, description: 'Absent means 1.0; only 1.0 is accepted' };
+export const API_VERSION_QUERY = { name: 'api-version', required: false, description: 'Absent means 1.0; only 1.0 is accepted' };
 
 /** Sender API, spec 4.1. Paths are exactly as the spec gives them. */
 @ApiTags('offers')

@@ -44,10 +44,8 @@ WITH new_offer AS (
 INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id, traceparent) VALUES ($11, $12, $13::json, $14, $15)` };
 export const INSERT_OFFER_SQL = INSERT_OFFER.text;
 
-/** The offer exactly as spec 2.3 shapes it, built by Postgres as JSON text (no parse/serialise in Node). */
-export const SELECT_OFFER_JSON: PreparedStatement = { name: 'offers.select-offer-json', text: `
-SELECT o.version, o.ends_at AS "endsAt", o.is_historic OR o.ends_at <= now() AS "isHistoric", json_build_object(
-  'id', o.id,
+/** Spec 2.3's fields of an offer but its recipients, as json_build_object arguments (both views of an offer). */
+const OFFER_FIELDS_JSON = `  'id', o.id,
   'title', o.title,
   'details', o.details,
   'isHistoric', o.is_historic OR o.ends_at <= now(),
@@ -55,7 +53,12 @@ SELECT o.version, o.ends_at AS "endsAt", o.is_historic OR o.ends_at <= now() AS 
   'complete', o.complete,
   'locationPlaceId', o.location_place_id,
   'createdAt', to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-  'events', o.events,
+  'events', o.events,`;
+
+/** The offer exactly as spec 2.3 shapes it, built by Postgres as JSON text (no parse/serialise in Node). */
+export const SELECT_OFFER_JSON: PreparedStatement = { name: 'offers.select-offer-json', text: `
+SELECT o.version, o.ends_at AS "endsAt", o.is_historic OR o.ends_at <= now() AS "isHistoric", json_build_object(
+${OFFER_FIELDS_JSON}
   'recipients', COALESCE((
     SELECT json_agg(json_build_object('id', r.id, 'workerId', r.worker_id, 'name', r.name,
                                       'response', r.response, 'confirmation', r.confirmation) ORDER BY r.id)
@@ -64,6 +67,41 @@ SELECT o.version, o.ends_at AS "endsAt", o.is_historic OR o.ends_at <= now() AS 
 FROM offers.offer o
 WHERE o.id = $1 AND o.organisation_id = $2` };
 export const SELECT_OFFER_JSON_SQL = SELECT_OFFER_JSON.text;
+
+/** Where an offer stands (PortalOfferStatus), from its flags and the clock. */
+const OFFER_STATUS_SQL = `CASE WHEN o.widthdrawn THEN 'withdrawn' WHEN o.complete THEN 'complete' WHEN o.ends_at <= now() THEN 'ended' ELSE 'open' END`;
+
+/** The condition of each status filter of the portal's list, the same rule as OFFER_STATUS_SQL. */
+const OFFER_STATUS_FILTERS: Record<string, string> = {
+  open: 'NOT o.widthdrawn AND NOT o.complete AND o.ends_at > now()',
+  ended: 'NOT o.widthdrawn AND NOT o.complete AND o.ends_at <= now()',
+  complete: 'o.complete',
+  withdrawn: 'o.widthdrawn',
+};
+
+/**
+ * The offer as the portal shows it: spec 2.3 as SELECT_OFFER_JSON builds it, plus its status and, per
+ * recipient, when the answer was given. A recipient's name is left out when the directory gave none.
+ */
+const SELECT_PORTAL_OFFER_JSON: PreparedStatement = { name: 'offers.select-portal-offer-json', text: `
+SELECT o.version, o.ends_at AS "endsAt", o.is_historic OR o.ends_at <= now() AS "isHistoric", json_build_object(
+${OFFER_FIELDS_JSON}
+  'recipients', COALESCE((
+    SELECT json_agg(jsonb_build_object('id', r.id, 'workerId', r.worker_id, 'response', r.response,
+                                       'respondedAt', to_char(r.responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                       'confirmation', r.confirmation)
+                    || CASE WHEN r.name <> '' THEN jsonb_build_object('name', r.name) ELSE '{}'::jsonb END ORDER BY r.id)
+    FROM offers.recipient r WHERE r.offer_id = o.id), '[]'::json),
+  'status', ${OFFER_STATUS_SQL}
+)::text AS body
+FROM offers.offer o
+WHERE o.id = $1 AND o.organisation_id = $2` };
+
+/** What a portal reader's entity tag is made of; like SELECT_OFFER_VERSION, only the organisation's own offer. */
+const SELECT_PORTAL_OFFER_VERSION: PreparedStatement = {
+  name: 'offers.select-portal-offer-version',
+  text: `SELECT version, is_historic OR ends_at <= now() AS historic FROM offers.offer WHERE id = $1 AND organisation_id = $2`,
+};
 
 /** The cheap question a cached GET asks: does the offer exist for this organisation, and at which version. */
 const SELECT_OFFER_VERSION: PreparedStatement = {
@@ -133,6 +171,27 @@ export interface OfferDocument {
   body: string;
 }
 
+/** One offer of the portal's list, with what its cursor needs. */
+export interface PortalOfferRow {
+  id: string;
+  title: string;
+  status: 'open' | 'ended' | 'complete' | 'withdrawn';
+  createdAt: string;
+  /** created_at in microseconds since the epoch (bigint, as text). */
+  createdAtMicros: string;
+  recipientCount: number;
+  applied: number;
+  rejected: number;
+  none: number;
+}
+
+export interface PortalOffersFilter {
+  status?: string;
+  /** Rows after this (created_at, id), newest first; created_at as a timestamp with microseconds. */
+  before?: { createdAt: string; id: string };
+  limit: number;
+}
+
 export function insertOfferParams(offer: NewOffer, event: OutboxMessage): unknown[] {
   return [
     offer.id,
@@ -176,6 +235,53 @@ export class OffersRepository {
   async offerDocument(organisationId: string, offerId: string): Promise<OfferDocument | undefined> {
     const rows = await runPrepared<OfferDocument>(this.dataSource, SELECT_OFFER_JSON, [offerId, organisationId]);
     return rows[0];
+  }
+
+  async portalOfferVersion(organisationId: string, offerId: string): Promise<{ version: number; historic: boolean } | undefined> {
+    const rows = await runPrepared<{ version: number; historic: boolean }>(this.dataSource, SELECT_PORTAL_OFFER_VERSION, [offerId, organisationId]);
+    return rows[0];
+  }
+
+  async portalOfferDocument(organisationId: string, offerId: string): Promise<OfferDocument | undefined> {
+    const rows = await runPrepared<OfferDocument>(this.dataSource, SELECT_PORTAL_OFFER_JSON, [offerId, organisationId]);
+    return rows[0];
+  }
+
+  /**
+   * The organisation's offers, newest first, with their answer counts: one range scan of
+   * offer_organisation_page from the cursor on (the status filter is checked on the rows it reads),
+   * and the counts only for the rows of the page. The statement's text depends only on which
+   * filters are given, never on their values.
+   */
+  portalOffers(organisationId: string, filter: PortalOffersFilter): Promise<PortalOfferRow[]> {
+    const params: unknown[] = [organisationId, filter.limit];
+    const conditions = ['o.organisation_id = $1'];
+    if (filter.status !== undefined) {
+      const condition = OFFER_STATUS_FILTERS[filter.status];
+      if (!condition) throw new Error(`unknown offer status filter ${filter.status}`);
+      conditions.push(condition);
+    }
+    if (filter.before) {
+      params.push(filter.before.createdAt, filter.before.id);
+      conditions.push('(o.created_at, o.id) < ($3::timestamptz, $4::uuid)');
+    }
+    return this.dataSource.query(
+      `SELECT o.id, o.title, ${OFFER_STATUS_SQL} AS status,
+              to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+              (extract(epoch FROM o.created_at) * 1000000)::bigint::text AS "createdAtMicros",
+              c.total AS "recipientCount", c.applied, c.rejected, c.total - c.applied - c.rejected AS none
+       FROM offers.offer o
+       CROSS JOIN LATERAL (
+         SELECT count(*)::int AS total,
+                (count(*) FILTER (WHERE r.response = 'applied'))::int AS applied,
+                (count(*) FILTER (WHERE r.response = 'rejected'))::int AS rejected
+         FROM offers.recipient r WHERE r.offer_id = o.id
+       ) c
+       WHERE ${conditions.join(' AND ')}
+       ORDER BY o.created_at DESC, o.id DESC
+       LIMIT $2`,
+      params,
+    );
   }
 
   /** Locks the offer against concurrent complete/withdraw/answers until the transaction ends. */

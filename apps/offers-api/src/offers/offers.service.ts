@@ -25,7 +25,8 @@ import {
 import { OfferDocumentCache } from './offer-document.cache.js';
 import { type NewOffer, OFFERS_SCHEMA, OffersRepository } from './offers.repository.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Offer ids are uuids: anything else is no offer (404) without asking the database. */
+export const OFFER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** At most this many unknown workers are listed one by one in an error; the rest are counted. */
 const LISTED_UNKNOWN_WORKERS = 20;
 
@@ -141,7 +142,7 @@ export class OffersService {
   }
 
   async workerOffer(workerId: string, offerId: string): Promise<WorkerOfferView> {
-    const view = UUID.test(offerId) ? await this.repository.workerOffer(workerId, offerId) : undefined;
+    const view = OFFER_ID.test(offerId) ? await this.repository.workerOffer(workerId, offerId) : undefined;
     if (!view) throw ProblemException.notFound('The offer');
     return view;
   }
@@ -153,7 +154,7 @@ export class OffersService {
   }
 
   private assertOfferId(offerId: string): void {
-    if (!UUID.test(offerId)) throw ProblemException.notFound('The offer');
+    if (!OFFER_ID.test(offerId)) throw ProblemException.notFound('The offer');
   }
 
   private replay(earlier: { offerId: string; requestHash: string }, requestHash: string): CreatedOffer {

@@ -69,6 +69,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your organisation’s offers, newest first, with answer counts; page with `before` = the nextCursor of the previous page */
+        get: operations["PortalOffersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/offers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your offers with every recipient’s answer and when it was given; poll with If-None-Match */
+        get: operations["PortalOffersController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/offers/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete the offer naming the assigned workers, as POST /offer/{id}/complete */
+        post: operations["PortalOffersController_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/offers/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw the offer, as GET /offer/{id}/withdraw: every original worker is told; repeating it is harmless */
+        post: operations["PortalOffersController_withdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/worker/offers": {
         parameters: {
             query?: never;
@@ -137,6 +205,23 @@ export interface components {
             /** @description Workers who receive the offer */
             workerIds: string[];
         };
+        OfferAnswerCountsView: {
+            /**
+             * @description Recipients whose answer is Apply
+             * @example 2
+             */
+            applied: number;
+            /**
+             * @description Recipients who have not answered
+             * @example 4
+             */
+            none: number;
+            /**
+             * @description Recipients whose answer is Reject
+             * @example 1
+             */
+            rejected: number;
+        };
         OfferTimeSlotDto: {
             /**
              * @description End of the slot, ISO 8601 UTC
@@ -173,6 +258,89 @@ export interface components {
             title: string;
             /** @description Spelled as the spec spells it */
             widthdrawn: boolean;
+        };
+        PortalOfferSummaryView: {
+            answers: components["schemas"]["OfferAnswerCountsView"];
+            /** @example 2026-11-24T10:15:02.000Z */
+            createdAt: string;
+            /** @example 0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b */
+            id: string;
+            /**
+             * @description Workers the offer was sent to
+             * @example 7
+             */
+            recipientCount: number;
+            /**
+             * @description open: workers may still answer; ended: the last slot is over, neither completed nor withdrawn; complete; withdrawn
+             * @example open
+             * @enum {string}
+             */
+            status: "open" | "ended" | "complete" | "withdrawn";
+            /** @example Night pickers */
+            title: string;
+        };
+        PortalOfferView: {
+            complete: boolean;
+            /** @example 2026-11-24T10:15:02.000Z */
+            createdAt: string;
+            /** @example  */
+            details: string;
+            events: components["schemas"]["OfferTimeSlotView"][];
+            /** @example 0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b */
+            id: string;
+            /** @description Ended (the last slot is over), completed or withdrawn */
+            isHistoric: boolean;
+            /** @example  */
+            locationPlaceId: string;
+            recipients: components["schemas"]["PortalRecipientView"][];
+            /**
+             * @description open: workers may still answer; ended: the last slot is over, neither completed nor withdrawn; complete; withdrawn
+             * @example open
+             * @enum {string}
+             */
+            status: "open" | "ended" | "complete" | "withdrawn";
+            /** @example Night pickers */
+            title: string;
+            /** @description Spelled as the spec spells it */
+            widthdrawn: boolean;
+        };
+        PortalOffersPage: {
+            /**
+             * @description Pass as `before` for the next page; null on the last
+             * @example MTc2NDA3OTMwMjEyMzQ1NjowYjllM2MxYS01ZDdmLTRlMmEtOWM4Yi02YTVmNGUzZDJjMWI
+             */
+            nextCursor: string | null;
+            offers: components["schemas"]["PortalOfferSummaryView"][];
+        };
+        PortalRecipientView: {
+            /**
+             * @description Empty until the offer is complete or withdrawn
+             * @example
+             * @enum {string}
+             */
+            confirmation: "" | "successful" | "unsuccessful" | "withdrawn";
+            /**
+             * @description Recipient entry id
+             * @example 1042
+             */
+            id: number;
+            /**
+             * @description The worker’s name as the directory gave it when the offer was sent; absent if it had none
+             * @example Ada Lovelace
+             */
+            name?: string;
+            /**
+             * @description When the current answer was given; null while awaiting
+             * @example 2026-11-24T10:17:45.120Z
+             */
+            respondedAt: string | null;
+            /**
+             * @example applied
+             * @enum {string}
+             */
+            response: "awaiting" | "applied" | "rejected";
+            /** @example 3b9c7e1e-7d3f-4c52-a0de-5f7b3a9f1c20 */
+            workerId: string;
         };
         /** @description RFC 9457 problem details: the body of every error response (application/problem+json). Types are listed in docs/errors.md. */
         ProblemDetails: {
@@ -479,6 +647,267 @@ export interface operations {
             };
             /** @description Missing, invalid or revoked API key (problem+json) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The offer is complete */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description More requests this minute than the credential’s RATE_LIMIT_PER_MINUTE; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    PortalOffersController_list: {
+        parameters: {
+            query?: {
+                /** @description Cursor: the nextCursor of the previous page (opaque) */
+                before?: string;
+                /** @description Offers a page: 1 to 100, default 20 */
+                limit?: number;
+                status?: "open" | "ended" | "complete" | "withdrawn";
+                /** @description Absent means 1.0; only 1.0 is accepted */
+                "api-version"?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of your offers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalOffersPage"];
+                };
+            };
+            /** @description status, limit or before is malformed (named in errors) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing, invalid or revoked portal token (API keys and worker tokens are not accepted) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description More requests this minute than the credential’s RATE_LIMIT_PER_MINUTE; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    PortalOffersController_get: {
+        parameters: {
+            query?: {
+                /** @description Absent means 1.0; only 1.0 is accepted */
+                "api-version"?: unknown;
+            };
+            header?: {
+                /** @description The ETag of the document you have: 304 while it is current */
+                "If-None-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The offer (as GET /offer/{id}, plus status and answer times) */
+            200: {
+                headers: {
+                    /** @description The document’s version; send it back as If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalOfferView"];
+                };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    /** @description The document’s version; send it back as If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or revoked portal token (API keys and worker tokens are not accepted) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such offer in your organisation (another organisation’s offers are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description More requests this minute than the credential’s RATE_LIMIT_PER_MINUTE; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    PortalOffersController_complete: {
+        parameters: {
+            query?: {
+                /** @description Absent means 1.0; only 1.0 is accepted */
+                "api-version"?: unknown;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Worker ids who applied (spec 2.5) */
+        requestBody: {
+            content: {
+                "application/json": string[];
+            };
+        };
+        responses: {
+            /** @description Completed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an array, or a worker who is not a recipient or has not applied */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing, invalid or revoked portal token (API keys and worker tokens are not accepted) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such offer in your organisation (another organisation’s offers are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Already complete, or withdrawn */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description More requests this minute than the credential’s RATE_LIMIT_PER_MINUTE; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    PortalOffersController_withdraw: {
+        parameters: {
+            query?: {
+                /** @description Absent means 1.0; only 1.0 is accepted */
+                "api-version"?: unknown;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn; no body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or revoked portal token (API keys and worker tokens are not accepted) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such offer in your organisation (another organisation’s offers are not found either) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
