@@ -1,10 +1,11 @@
 # syntax=docker/dockerfile:1
 # One pattern for every service's image. The build context is the service's image input,
 # dist/images/<app>, which `npx nx run <app>:prune` writes: the app's compiled code and the compiled
-# libs it imports, under dist/ as in the workspace, and a package.json and package-lock.json pruned to
-# the npm packages that code imports. `npx nx run <app>:container` builds it:
+# libs it imports, under dist/ as in the workspace (with the portal's built web application,
+# dist/apps/portal/web, which it serves), and a package.json and package-lock.json pruned to the npm
+# packages that code imports. `npx nx run <app>:container` builds it:
 #   docker build -f Dockerfile --build-arg APP=<app> -t availability/<app>:latest dist/images/<app>
-ARG NODE_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS dependencies
 WORKDIR /platform

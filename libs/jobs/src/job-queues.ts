@@ -3,8 +3,20 @@ import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/term
 import { type Job, type JobsOptions, Queue, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { SpanKind } from '@opentelemetry/api';
-import { ATTR_MESSAGING_DESTINATION_NAME, ATTR_MESSAGING_MESSAGE_ID, ATTR_MESSAGING_OPERATION_TYPE, ATTR_MESSAGING_SYSTEM_NAME } from '@opentelemetry/semantic-conventions/incubating';
-import { type CarriedTrace, connectRedis, currentTrace, type HealthContributor, inSpan, observeGauge, type RedisTarget, tracingOn } from '@availability/service-core';
+import {
+  ATTR_MESSAGING_DESTINATION_NAME,
+  ATTR_MESSAGING_MESSAGE_ID,
+  ATTR_MESSAGING_OPERATION_TYPE,
+  ATTR_MESSAGING_SYSTEM_NAME,
+  type CarriedTrace,
+  connectRedis,
+  currentTrace,
+  type HealthContributor,
+  inSpan,
+  observeGauge,
+  type RedisTarget,
+  tracingOn,
+} from '@availability/service-core';
 import type { QueueName } from './queue-name.js';
 
 export interface JobQueuesOptions {

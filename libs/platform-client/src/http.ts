@@ -11,6 +11,8 @@ export interface RequestOptions {
   /** Sent as-is instead of JSON-encoding `body`. */
   rawBody?: string;
   headers?: Record<string, string>;
+  /** Gives up (an AbortError) when the whole answer has not arrived in this time. */
+  timeoutMs?: number;
 }
 
 export async function request<T = unknown>(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
@@ -20,7 +22,8 @@ export async function request<T = unknown>(baseUrl: string, method: string, path
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body, signal });
   const text = await response.text();
   let json: unknown = undefined;
   if (text && /json/.test(response.headers.get('content-type') ?? '')) json = JSON.parse(text);

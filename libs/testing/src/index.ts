@@ -13,3 +13,4 @@ export * from './nats-server-process.js';
 export * from './test-redis-server.js';
 export * from './test-redis-sentinels.js';
 export * from './test-nats-cluster.js';
+export * from './test-push-service.js';

@@ -4,6 +4,7 @@ import { generateSigningKeysJson } from '@availability/webhook-signing';
 import { freePort, ServiceProcess } from './service-process.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { createTestEventNamespace, type TestEventNamespace, type TestEventNamespaceOptions } from './test-events.js';
+import { generateTestVapidKeys } from './test-push-service.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -21,6 +22,26 @@ export interface TestPlatform {
   stop(): Promise<void>;
 }
 
+/**
+ * The portal in front of a test platform's services, on `port` (chosen before the platform starts,
+ * so the services' PORTAL_URL, where sign-in links point, can name it), with the platform's settings.
+ */
+export async function startTestPortal(platform: TestPlatform, port: number, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  return ServiceProcess.start({
+    app: 'portal',
+    port,
+    env: {
+      ...platform.env,
+      PORTAL_URL: `http://localhost:${port}`,
+      DIRECTORY_URL: platform.url('contact-directory'),
+      OFFERS_API_URL: platform.url('offers-api'),
+      NOTIFICATION_SERVICE_URL: platform.url('notification-service'),
+      WEBHOOK_DISPATCHER_URL: platform.url('webhook-dispatcher'),
+      ...env,
+    },
+  });
+}
+
 /** `natsCluster`: on a three-node NATS cluster with the stream replicated three times (`platform.events.cluster`). */
 export async function startTestPlatform(apps: string[], extraEnv: Record<string, string> = {}, options: TestEventNamespaceOptions = {}): Promise<TestPlatform> {
   const database = await createTestDatabase();
@@ -32,6 +53,8 @@ export async function startTestPlatform(apps: string[], extraEnv: Record<string,
     DATABASE_URL: database.url,
     DIRECTORY_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     WEBHOOK_SIGNING_KEYS: generateSigningKeysJson(`test-${randomBytes(4).toString('hex')}`),
+    // notification-service's Web Push identity (VAPID), generated now like the signing key.
+    ...generateTestVapidKeys().env,
     ...extraEnv,
   };
   const services: Record<string, ServiceProcess> = {};

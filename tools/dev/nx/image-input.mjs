@@ -3,8 +3,9 @@
 // project's package.json to declare its dependencies and ship libs as packages; here the root
 // package.json declares them and the build compiles libs in place, so the project graph says what a
 // service uses: the files under its source root (specs and tests excluded) and, through their
-// imports, the same files of each lib they reach.
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// imports, the same files of each lib they reach. Built files no module imports (a web application's
+// pages and bundles) are not in the graph: `assets` names them.
+import { copyFileSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { logger, readJsonFile, workspaceRoot } from '@nx/devkit';
 import { fileDataDepTarget, readFileMapCache } from '@nx/devkit/internal';
@@ -41,7 +42,7 @@ export function shippedFiles(graph, fileMap, project) {
 }
 
 /**
- * @param {{ outputPath: string }} options
+ * @param {{ outputPath: string, assets?: string[] }} options
  * @param {import('@nx/devkit').ExecutorContext} context
  */
 export default async function imageInput(options, context) {
@@ -72,6 +73,11 @@ export default async function imageInput(options, context) {
     }
   }
 
+  // Build output the code reads from disk rather than imports (the portal's dist/apps/portal/web),
+  // whole and at the same path: the walk above cannot see it. Absent for a project that builds none.
+  const assets = (options.assets ?? []).filter((dir) => existsSync(join(workspaceRoot, dir)));
+  for (const dir of assets) cpSync(join(workspaceRoot, dir), join(output, dir), { recursive: true });
+
   // The npm packages the shipped files import, at the workspace's versions. Given only the shipped
   // files, createPackageJson leaves out what tests, benchmarks and dev tools use. The lockfile
   // pins what npm resolved for the workspace, so the root's overrides have nothing left to do.
@@ -85,6 +91,9 @@ export default async function imageInput(options, context) {
   writeFileSync(join(output, 'package-lock.json'), `${JSON.stringify(lock, null, 2)}\n`);
 
   const libs = Object.keys(shipped).filter((name) => name !== project);
-  logger.info(`${options.outputPath}: ${project}${libs.length > 0 ? ` with ${libs.join(', ')}` : ''}; ${Object.keys(packageJson.dependencies ?? {}).length} npm packages`);
+  logger.info(
+    `${options.outputPath}: ${project}${libs.length > 0 ? ` with ${libs.join(', ')}` : ''}${assets.length > 0 ? `, ${assets.join(', ')}` : ''}; ` +
+      `${Object.keys(packageJson.dependencies ?? {}).length} npm packages`,
+  );
   return { success: true };
 }

@@ -12,12 +12,16 @@ export interface PlatformService {
 }
 
 export const PLATFORM_SERVICES: PlatformService[] = [
-  { app: 'contact-directory', port: 3001, summary: 'organisations, users, workers, credentials, company profile, suggestions' },
+  // The portal, on this machine, asks for sign-in links on behalf of each browser.
+  { app: 'contact-directory', port: 3001, summary: 'organisations, users, workers, credentials, company profile, suggestions', env: { TRUST_PROXY: 'loopback' } },
   { app: 'offers-api', port: 3000, summary: 'sender offers API (spec 4.1) and worker app API' },
-  { app: 'notification-service', port: 3002, summary: 'device registry, push to workers, e-mail' },
+  // Sign-in links in its e-mails point at the portal below.
+  { app: 'notification-service', port: 3002, summary: 'device registry, push to workers, e-mail', env: { PORTAL_URL: 'http://localhost:3005' } },
   // Integrators run on this machine in development, so calls to loopback are allowed here.
   { app: 'webhook-dispatcher', port: 3003, summary: 'signed, retried webhooks to integrators; /admin, /admin/queues', env: { WEBHOOK_ALLOW_LOOPBACK: 'true' } },
   { app: 'example-integrator', port: 3004, summary: 'a reference integrator service (spec 4.2)' },
+  // Last: it stands in front of the others (their addresses are its defaults).
+  { app: 'portal', port: 3005, summary: 'the portal and worker app in the browser (sign-in links arrive in the mail catcher)' },
 ];
 
 /** Local SMTP for development e-mail (the notification service's default SMTP_URL). */

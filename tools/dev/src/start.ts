@@ -9,6 +9,7 @@ import { NatsServerProcess } from '@availability/testing';
 import { writeBusConfig, type WrittenBusConfig } from './bus-config.js';
 import { logFormat, serviceLogLine } from './service-log.js';
 import { startMailCatcher } from './mail-catcher.js';
+import { vapidSettingsFile } from './web-push-keys.js';
 import { DEV_BUS_DIR, DEV_NATS_PORT, MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_PORT, PLATFORM_SERVICES, type PlatformService } from './platform.js';
 
 /**
@@ -23,6 +24,9 @@ const running: Array<{ service: PlatformService; child: ChildProcess }> = [];
 // contact-directory and webhook-dispatcher both sign v1a with the platform's key, and the dispatcher
 // publishes it: one key for this run, generated now (never written anywhere), unless one is configured.
 const signingKeys = process.env.WEBHOOK_SIGNING_KEYS || generateSigningKeysJson(`dev-${randomBytes(4).toString('hex')}`);
+// notification-service's Web Push identity: kept beside the bus keys (out of git) so browsers'
+// subscriptions outlive a restart; the shell's VAPID_* settings win when given.
+const vapidSettings = process.env.VAPID_PRIVATE_KEY ? {} : vapidSettingsFile(resolve(DEV_BUS_DIR, 'web-push-vapid.env')).settings;
 let stopping = false;
 let nats: NatsServerProcess | undefined;
 let bus: WrittenBusConfig | undefined;
@@ -31,7 +35,7 @@ const formatLine = serviceLogLine(logFormat(process.env, process.stdout.isTTY ==
 
 async function startService(service: PlatformService): Promise<void> {
   const child = spawn(process.execPath, [resolve('dist/apps', service.app, 'src/main.js')], {
-    env: { LOG_LEVEL: 'info', ...process.env, WEBHOOK_SIGNING_KEYS: signingKeys, ...service.env, NATS_URL: natsUrl, ...bus?.serviceEnv(service.app), PORT: String(service.port) },
+    env: { LOG_LEVEL: 'info', ...process.env, WEBHOOK_SIGNING_KEYS: signingKeys, ...service.env, ...(service.app === 'notification-service' ? vapidSettings : {}), NATS_URL: natsUrl, ...bus?.serviceEnv(service.app), PORT: String(service.port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push({ service, child });

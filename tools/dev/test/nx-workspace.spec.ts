@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
  * from, and the module-boundary rule, which needs Nx's project graph to run at all.
  */
 const root = process.cwd();
-const SERVICES = ['contact-directory', 'example-integrator', 'notification-service', 'offers-api', 'webhook-dispatcher'];
+const SERVICES = ['contact-directory', 'example-integrator', 'notification-service', 'offers-api', 'portal', 'webhook-dispatcher'];
 // No daemon: each call computes the graph itself, as CI does.
 const env = { ...process.env, NX_DAEMON: 'false', NX_TUI: 'false' };
 
@@ -48,7 +48,7 @@ describe('nx affected', () => {
 
 describe('image input (nx run <app>:prune)', () => {
   beforeAll(() => {
-    nx('run-many', '-t', 'prune', '-p', 'offers-api', 'notification-service', '--output-style=static');
+    nx('run-many', '-t', 'prune', '-p', 'offers-api', 'notification-service', 'portal', '--output-style=static');
   });
   const input = (app: string) => join(root, 'dist/images', app);
   const manifest = (app: string) => JSON.parse(readFileSync(join(input(app), 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies?: object };
@@ -66,6 +66,28 @@ describe('image input (nx run <app>:prune)', () => {
       const code = readFileSync(join(input('offers-api'), file), 'utf8');
       for (const other of SERVICES.filter((service) => service !== 'offers-api')) expect(code).not.toContain(`apps/${other}/`);
     }
+  });
+
+  it("holds the portal's built web application, which its code reads from disk and never imports, and no other service's code", () => {
+    const files = filesUnder(input('portal'));
+    expect(files).toEqual(expect.arrayContaining(['dist/apps/portal/src/main.js', 'dist/apps/portal/web/index.html']));
+    // Every file of the build, as the service serves it from next to its code.
+    const built = filesUnder(join(root, 'dist/apps/portal/web')).map((file) => `dist/apps/portal/web/${file}`);
+    expect(built.some((file) => file.startsWith('dist/apps/portal/web/assets/'))).toBe(true);
+    expect(files).toEqual(expect.arrayContaining(built));
+    const projects = new Set(files.filter((file) => file.startsWith('dist/')).map((file) => file.split('/').slice(1, 3).join('/')));
+    expect([...projects].filter((project) => !project.startsWith('libs/'))).toEqual(['apps/portal']);
+    expect(projects).not.toContain('libs/testing');
+    // Neither its page sources nor its specs: only what the build made of them.
+    expect(files.filter((file) => /\.tsx?$|\.(spec|test)\.js$|\/test\//.test(file))).toEqual([]);
+    for (const file of files.filter((name) => name.startsWith('dist/apps/portal/src/') && name.endsWith('.js'))) {
+      const code = readFileSync(join(input('portal'), file), 'utf8');
+      for (const other of SERVICES.filter((service) => service !== 'portal')) expect(code).not.toContain(`apps/${other}/`);
+    }
+    // The pages are bundled by the build: the image installs no browser packages.
+    const { dependencies } = manifest('portal');
+    expect(Object.keys(dependencies)).toEqual(expect.arrayContaining(['@fastify/static', '@fastify/cookie']));
+    for (const unused of ['react', 'react-dom', 'vite', 'bullmq', 'firebase-admin']) expect(dependencies).not.toHaveProperty(unused);
   });
 
   it('lists exactly the npm packages its code imports, at the versions of the root lockfile', () => {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { createNkeyPair } from '@availability/messaging';
 
@@ -63,6 +64,12 @@ const cases: Array<{ app: string; env: Record<string, string>; offending: string
     offending: ['INTEGRATOR_SECRET', 'INTEGRATOR_RECEIVED_TOKEN'],
     secrets: ['dev-integrator-secret'],
   },
+  {
+    app: 'portal',
+    env: { PORTAL_URL: 'http://portal.example', PORTAL_COOKIE_SECRET: 'dev-portal-cookie-secret-0123456789', METRICS_TOKEN: STRONG },
+    offending: ['PORTAL_URL', 'PORTAL_COOKIE_SECRET', 'PORTAL_COOKIE_SECURE'],
+    secrets: ['dev-portal-cookie-secret-0123456789'],
+  },
 ];
 
 describe('production profile', () => {
@@ -80,7 +87,15 @@ describe('production profile', () => {
       FCM_SERVICE_ACCOUNT_JSON: JSON.stringify({ project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com', private_key: 'x' }),
       METRICS_TOKEN: STRONG,
       NATS_NKEY_SEED: createNkeyPair().seed,
+      ...vapidKeys(),
     });
     expect(exit.output).not.toMatch(/Invalid configuration/);
   });
 });
+
+/** A Web Push key pair as production requires it: base64url, the public key as the uncompressed P-256 point. */
+function vapidKeys(): Record<string, string> {
+  const { x = '', y = '', d = '' } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'jwk' });
+  const point = Buffer.concat([Buffer.from([4]), Buffer.from(x, 'base64url'), Buffer.from(y, 'base64url')]);
+  return { VAPID_PUBLIC_KEY: point.toString('base64url'), VAPID_PRIVATE_KEY: d, VAPID_SUBJECT: 'mailto:ops@availability.example' };
+}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { ServiceConfig } from '../config/service.config.js';
 import { connectRedis, type RedisTarget, redisTarget } from '../redis/redis-connection.js';
 import { LeasedCounter, leasedStore, redisLeases } from './leased-rate-limit-store.js';
@@ -30,7 +31,7 @@ export function rateLimitKey(request: FastifyRequest): string {
   const authorization = request.headers.authorization;
   const apiKey = request.headers['x-api-key'];
   const credential = typeof authorization === 'string' && authorization !== '' ? authorization.replace(/^Bearer\s+/i, '').trim() : typeof apiKey === 'string' ? apiKey : '';
-  if (credential !== '') return `credential:${createHash('sha256').update(credential, 'utf8').digest('base64url').slice(0, 22)}`;
+  if (credential !== '') return `credential:${keyDigest(credential)}`;
   return `address:${request.ip}`;
 }
 
@@ -43,8 +44,7 @@ export function rateLimitKey(request: FastifyRequest): string {
  */
 export async function installRateLimit(fastify: FastifyInstance, options: RateLimitOptions): Promise<void> {
   if (options.perMinute <= 0) return;
-  const redis = connectRedis(options.redis, { connectTimeout: 1_000, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  redis.on('error', () => undefined); // skipOnError lets requests through; the health check reports Redis
+  const redis = connectLimitRedis(options.redis);
   fastify.addHook('onClose', async () => {
     redis.disconnect();
   });
@@ -62,7 +62,64 @@ export async function installRateLimit(fastify: FastifyInstance, options: RateLi
         'rate-limited',
         `More than ${context.max} requests a minute with this credential; retry in ${context.after}.`,
         undefined,
-        { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
+        { 'retry-after': String(retryAfterSeconds(context.ttl)) },
       ),
   });
+}
+
+/**
+ * A budget of one route's own beside the per-credential limit, keyed by what the route names (an
+ * e-mail address, a client address): counted the same way, in Redis under `<keyPrefix>:rate-limit:<name>:`
+ * so all instances share it, keys stored only as a hash. If Redis cannot be reached the request is let
+ * through, as with the per-credential limit.
+ */
+export class KeyedRateLimit {
+  private readonly redis: Redis;
+  private readonly counter: LeasedCounter;
+
+  constructor(options: Pick<RateLimitOptions, 'redis' | 'keyPrefix'>, name: string) {
+    this.redis = connectLimitRedis(options.redis);
+    this.counter = new LeasedCounter(redisLeases(this.redis, `${options.keyPrefix}:rate-limit:${name}:`));
+  }
+
+  /**
+   * Counts one request against `key`'s budget of `max` per `windowMs` (0: no limit). Over it: a 429
+   * problem with Retry-After, `detail` saying what was limited.
+   */
+  async take(key: string, max: number, windowMs: number, detail: string): Promise<void> {
+    if (max <= 0) return;
+    let count: { current: number; ttl: number };
+    try {
+      count = await this.counter.count(keyDigest(key), max, windowMs);
+    } catch {
+      return;
+    }
+    if (count.current <= max) return;
+    const seconds = retryAfterSeconds(count.ttl);
+    throw new ProblemException(429, 'rate-limited', `${detail}; retry in ${seconds} s.`, undefined, { 'retry-after': String(seconds) });
+  }
+
+  close(): void {
+    this.redis.disconnect();
+  }
+}
+
+/** What limits store of a credential or key: a short hash, never the text itself. */
+function keyDigest(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22);
+}
+
+/** Whole seconds until a window ends, at least one: the Retry-After of a 429. */
+function retryAfterSeconds(ttlMs: number): number {
+  return Math.max(1, Math.ceil(ttlMs / 1000));
+}
+
+/**
+ * The counters' own Redis connection: short timeouts and no offline queue, so a limit never waits on
+ * Redis; its errors are dropped here (requests are let through; the health check reports Redis).
+ */
+function connectLimitRedis(target: RedisTarget): Redis {
+  const redis = connectRedis(target, { connectTimeout: 1_000, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  redis.on('error', () => undefined);
+  return redis;
 }

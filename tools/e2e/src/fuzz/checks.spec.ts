@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { answerViolations, apiVersionViolations, documentedProblemTypes } from './checks.js';
+import { answerViolations, apiVersionViolations, documentedProblemTypes, portalViolations } from './checks.js';
 import type { FuzzResponse } from './driver.js';
 import type { FuzzRequest } from './requests.js';
+import type { FuzzWorld, PortalSessions } from './world.js';
 
 const types = documentedProblemTypes();
 const problem = (status: number, body: Record<string, unknown>, contentType = 'application/problem+json; charset=utf-8'): FuzzResponse => ({
@@ -42,6 +43,12 @@ describe('answerViolations', () => {
     expect(answerViolations(problem(400, { ...base, errors: { '': ['x'] } }), types)).toHaveLength(1);
     expect(answerViolations(problem(400, { ...base, errors: { title: 'not a list' } }), types)).toHaveLength(1);
   });
+
+  it('reads only the headers of the answer to a HEAD, which has no body', () => {
+    const head = { status: 404, headers: { 'content-type': 'application/problem+json; charset=utf-8' }, text: '', ms: 1 };
+    expect(answerViolations(head, types, 'HEAD')).toEqual([]);
+    expect(answerViolations({ ...head, headers: { 'content-type': 'text/html' } }, types, 'HEAD')).toHaveLength(1);
+  });
 });
 
 describe('apiVersionViolations', () => {
@@ -57,5 +64,62 @@ describe('apiVersionViolations', () => {
     expect(apiVersionViolations(request('/offer/1?api-version=1.0'), ok)).toEqual([]);
     expect(apiVersionViolations(request('/offer/1'), ok)).toEqual([]);
     expect(apiVersionViolations(request('/offer/1?api-version=2.0'), { ...ok, status: 400 })).toEqual([]);
+  });
+});
+
+describe('portalViolations', () => {
+  const portal: PortalSessions = {
+    origin: 'http://localhost:3005',
+    cookieSecret: 'secret',
+    homeAdmin: 'admin-cookie',
+    homeMember: 'member-cookie',
+    worker: 'worker-cookie',
+    otherAdmin: 'other-cookie',
+    revoked: 'revoked-cookie',
+    spare: [],
+    kinds: new Map([
+      ['admin-cookie', 'portal-user'],
+      ['worker-cookie', 'worker'],
+    ]),
+  };
+  const world = { portal } as FuzzWorld;
+  const ok = { status: 200, headers: {}, text: '{}', ms: 1 };
+  const through = (method: string, path: string, headers: FuzzRequest['headers']): FuzzRequest => ({ app: 'portal', operation: 'ANY /api/{service}/{path}', method, path, headers });
+  const asAdmin = { cookie: 'portal_session=admin-cookie', origin: portal.origin };
+  const asWorker = { cookie: 'portal_session=worker-cookie', origin: portal.origin };
+
+  it('accepts a session reaching its own area by a plain path, from the portal’s origin', () => {
+    expect(portalViolations(world, through('GET', '/api/offers/portal/offers?limit=1', asAdmin), ok)).toEqual([]);
+    expect(portalViolations(world, through('PUT', '/api/offers/worker/offers/1/response', asWorker), ok)).toEqual([]);
+    expect(portalViolations(world, through('POST', '/api/webhooks/portal/webhooks/test-events', { cookie: asAdmin.cookie, 'sec-fetch-site': 'same-origin' }), ok)).toEqual([]);
+    expect(portalViolations(world, through('GET', '/api/offers/admin/deliveries', asAdmin), { ...ok, status: 404 })).toEqual([]);
+  });
+
+  it('flags a 2xx outside the session’s area, for a path that is not plain, or without a live session', () => {
+    for (const [path, headers] of [
+      ['/api/offers/worker/offers', asAdmin],
+      ['/api/directory/portal/company-profile', asWorker],
+      ['/api/webhooks/admin/deliveries', asAdmin],
+      ['/api/webhooks/metrics', asAdmin],
+      ['/api/directory/portal/../admin/organisations', asAdmin],
+      ['/api/directory/portal/%2e%2e/admin', asAdmin],
+      ['/api/directory/portal//company-profile', asAdmin],
+      ['/api/directory/portal/', asAdmin],
+      ['/api/Directory/portal/company-profile', asAdmin],
+      ['/api/__proto__/portal/company-profile', asAdmin],
+      ['/api/directory/portal/company-profile', { cookie: 'portal_session=revoked-cookie', origin: portal.origin }],
+      ['/api/directory/portal/company-profile', { origin: portal.origin }],
+    ] as const) {
+      expect({ path, violations: portalViolations(world, through('GET', path, headers), ok) }).toEqual({ path, violations: [expect.stringMatching(/through the portal/)] });
+    }
+  });
+
+  it('flags a change accepted from another origin, or with neither Origin nor Sec-Fetch-Site', () => {
+    const crossSite: Array<Record<string, string | string[]>> = [{}, { origin: 'https://evil.example' }, { origin: 'null' }, { origin: [portal.origin, portal.origin] }, { 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example', 'sec-fetch-site': 'same-origin' }];
+    for (const headers of crossSite) {
+      const request = through('DELETE', '/session', { cookie: asAdmin.cookie, ...headers });
+      expect(portalViolations(world, request, { ...ok, status: 204 })).toEqual([expect.stringMatching(/portal's origin/)]);
+    }
+    expect(portalViolations(world, through('GET', '/session', { cookie: asAdmin.cookie, origin: 'https://evil.example' }), ok)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type FuzzOutcome, isResponse } from './driver.js';
+import { inSessionArea, isSafeMethod, isSameOrigin, sessionKinds } from './portal.js';
 import type { FuzzRequest } from './requests.js';
 import type { FuzzWorld } from './world.js';
 
@@ -18,7 +19,7 @@ export function documentedProblemTypes(root = process.cwd()): Map<string, number
  * What is wrong with an answer to a client's request, whatever the request was: no answer, a 5xx, or
  * a 4xx that is not an RFC 9457 problem as docs/errors.md describes it.
  */
-export function answerViolations(outcome: FuzzOutcome, types: Map<string, number | undefined>): string[] {
+export function answerViolations(outcome: FuzzOutcome, types: Map<string, number | undefined>, method = 'GET'): string[] {
   if (!isResponse(outcome)) return [`no HTTP answer (${outcome.error})`];
   const { status } = outcome;
   if (status >= 500) return [`HTTP ${status}`];
@@ -26,6 +27,8 @@ export function answerViolations(outcome: FuzzOutcome, types: Map<string, number
   const violations: string[] = [];
   const contentType = String(outcome.headers['content-type'] ?? '');
   if (!/^application\/problem\+json\b/i.test(contentType)) violations.push(`HTTP ${status} with content-type "${contentType}", not application/problem+json`);
+  // The answer to a HEAD has the headers of the GET's and no body.
+  if (method.toUpperCase() === 'HEAD') return violations;
   let problem: Record<string, unknown>;
   try {
     problem = JSON.parse(outcome.text) as Record<string, unknown>;
@@ -56,13 +59,15 @@ export function answerViolations(outcome: FuzzOutcome, types: Map<string, number
 export function tenantViolations(world: FuzzWorld, request: FuzzRequest, outcome: FuzzOutcome): string[] {
   if (!isResponse(outcome) || outcome.status >= 300) return [];
   const { other, home } = world;
-  const foreign = [other.apiKey, other.adminUser.token, other.memberUser.token, ...other.workers.map((worker) => worker.token)];
-  const credential = `${request.headers.authorization ?? ''} ${request.headers['x-api-key'] ?? ''}`;
+  const foreign = [other.apiKey, other.adminUser.token, other.memberUser.token, ...other.workers.map((worker) => worker.token), world.portal.otherAdmin];
+  // The portal acts for its session cookie only: it drops any token the page sends.
+  const credential =
+    request.app === 'portal' ? String(request.headers.cookie ?? '') : `${request.headers.authorization ?? ''} ${request.headers['x-api-key'] ?? ''}`;
   if (!foreign.some((token) => credential.includes(token))) return [];
   const offer = home.offerIds.find((id) => request.path.includes(id));
   if (offer) return [`HTTP ${outcome.status} to another organisation's credential for the home organisation's offer ${offer}`];
-  // The seeded deliveries are all the home organisation's (the other has no webhook endpoint).
-  const delivery = /^\/portal\/webhooks\/deliveries\/([^/?#]+)/.exec(request.path)?.[1];
+  // The seeded deliveries are all the home organisation's (the other has no webhook endpoint); the portal forwards /api/webhooks/… to them.
+  const delivery = /^(?:\/api\/webhooks)?\/portal\/webhooks\/deliveries\/([^/?#]+)/.exec(request.path)?.[1];
   return delivery && world.deliveryIds.includes(delivery) ? [`HTTP ${outcome.status} to another organisation's credential for the home organisation's delivery ${delivery}`] : [];
 }
 
@@ -97,4 +102,24 @@ export function apiVersionViolations(request: FuzzRequest, outcome: FuzzOutcome)
   const { values, bracketed } = apiVersions(request.path);
   const unsupported = bracketed || values.some((value) => value !== '1.0');
   return unsupported ? [`HTTP ${outcome.status} to api-version ${JSON.stringify(bracketed ? values : values.find((value) => value !== '1.0'))}, which is not supported`] : [];
+}
+
+/**
+ * The portal acts for the session its cookie carries, so: a request that changes something is never
+ * accepted unless it comes from the portal's own origin (CSRF), and through `/api/<service>/…` a
+ * session reaches only its own area (portal users `/portal/…`, workers `/worker/…`) by a plain path,
+ * and nothing without a live session.
+ */
+export function portalViolations(world: FuzzWorld, request: FuzzRequest, outcome: FuzzOutcome): string[] {
+  if (request.app !== 'portal' || !isResponse(outcome) || outcome.status < 200 || outcome.status >= 300) return [];
+  const violations: string[] = [];
+  if (!isSafeMethod(request.method) && !isSameOrigin(world.portal, request.headers)) {
+    violations.push(`HTTP ${outcome.status} to a ${request.method} that does not come from the portal's origin`);
+  }
+  const kinds = sessionKinds(world.portal, request.headers);
+  if (!inSessionArea(request.path, kinds)) {
+    const who = kinds.size === 0 ? 'no live session' : `a ${[...kinds].join(' and ')} session`;
+    violations.push(`HTTP ${outcome.status} through the portal to ${request.path.split('?')[0].slice(0, 200)} with ${who}`);
+  }
+  return violations;
 }

@@ -1,9 +1,30 @@
+import { createECDH, randomBytes } from 'node:crypto';
 import { offerBody } from '@availability/platform-client';
 import type { JsonSchema } from './openapi.js';
 import type { FuzzWorld } from './world.js';
 
+/** The keys a browser subscribes with (PUT /worker/web-push-subscriptions checks p256dh is a point on P-256). */
+const webPushKeyPair = createECDH('prime256v1');
+webPushKeyPair.generateKeys();
+const WEB_PUSH_KEYS = { p256dh: webPushKeyPair.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') };
+
 /** Which credential an operation needs; the fuzzer sends it, or a wrong one, or none. */
-export type AuthKind = 'directory-admin' | 'dispatcher-admin' | 'portal-admin' | 'portal' | 'api-key' | 'worker' | 'signature' | 'none';
+export type AuthKind =
+  | 'directory-admin'
+  | 'dispatcher-admin'
+  | 'portal-admin'
+  | 'portal'
+  | 'api-key'
+  | 'worker'
+  | 'signature'
+  | 'sign-out'
+  /** The portal: a session cookie (a portal user's or a worker's) sent from the portal's own origin. */
+  | 'portal-session'
+  /** The portal: no session needed, but a change must come from the portal's own origin. */
+  | 'portal-page'
+  /** The portal's sign-out: spare session cookies only, so the ones other requests carry stay live. */
+  | 'portal-sign-out'
+  | 'none';
 
 type Pool = (world: FuzzWorld) => string[];
 
@@ -29,6 +50,11 @@ export interface OperationSpec {
   body?: BodySpec;
   /** Valid values of documented header parameters. */
   headers?: Record<string, (world: FuzzWorld, n: number) => string>;
+  /**
+   * Served but in no OpenAPI document, on purpose: why, and the generator of its own that stands in
+   * for the document (the spec checks it stays out of the document, and fuzzes it like the others).
+   */
+  undocumented?: { why: string; generator: 'portal-proxy' };
 }
 
 const organisations: Pool = (w) => [w.home.organisationId, w.other.organisationId];
@@ -114,6 +140,14 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     },
     'GET /worker/contacts': { auth: 'worker' },
     'PUT /worker/contacts/{organisationId}': { auth: 'worker', params: { organisationId: organisations } },
+    // Sign-in: the home admin's address (seeded as admin@<organisation id's first 8>.example) gets e-mails (until the per-address limit); made-up codes are refused.
+    'POST /sign-in/links': {
+      auth: 'none',
+      body: { valid: (w, n) => ({ email: n % 3 === 0 ? `admin@${w.home.organisationId.slice(0, 8)}.example` : email(n), audience: n % 2 === 0 ? 'portal' : 'worker' }) },
+    },
+    'POST /sign-in/sessions': { auth: 'none', body: { valid: (_, n) => ({ code: Buffer.alloc(32, n % 256).toString('base64url') }) } },
+    // Signs out spare session tokens only (`sign-out`), so the credentials other requests carry stay live.
+    'DELETE /sign-in/session': { auth: 'sign-out' },
   },
   'example-integrator': {
     'POST /contact-suggestions': {
@@ -150,6 +184,15 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     'GET /worker/devices': { auth: 'worker' },
     'PUT /worker/devices': { auth: 'worker', body: { valid: (_, n) => ({ token: `fuzz-device-${n}`, platform: 'ios', appVersion: '2.4.1' }) } },
     'DELETE /worker/devices/{deviceId}': { auth: 'worker', params: { deviceId: (w) => w.deviceIds } },
+    'GET /worker/web-push/key': { auth: 'worker' },
+    'GET /worker/web-push-subscriptions': { auth: 'worker' },
+    // A browser's subscription: a real P-256 point and auth secret; the endpoint's host never resolves (.invalid), so pushes to it go nowhere.
+    'PUT /worker/web-push-subscriptions': {
+      auth: 'worker',
+      body: { valid: (_, n) => ({ endpoint: `https://push.example.invalid/wpush/fuzz-${n}`, expirationTime: null, keys: WEB_PUSH_KEYS }) },
+    },
+    // Ids of devices, not subscriptions: every delete is a 404 (the seeded world has no subscription to lose).
+    'DELETE /worker/web-push-subscriptions/{subscriptionId}': { auth: 'worker', params: { subscriptionId: (w) => w.deviceIds } },
     'GET /worker/notifications': { auth: 'worker', query: { limit: () => ['1', '50', '100'], before: () => ['1', '1000000'] } },
   },
   'offers-api': {
@@ -170,6 +213,47 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     'GET /worker/offers': { auth: 'worker', query: { limit: () => ['1', '50', '100'], before: () => ['1', '1000000'] } },
     'GET /worker/offers/{id}': { auth: 'worker', params: { id: homeOffers } },
     'PUT /worker/offers/{id}/response': { auth: 'worker', params: { id: homeOffers }, body: { valid: () => ({ response: 'applied' }) } },
+    'GET /portal/offers': {
+      auth: 'portal',
+      query: {
+        'api-version': apiVersion,
+        status: () => ['open', 'ended', 'complete', 'withdrawn'],
+        limit: () => ['1', '20', '100'],
+        // Cursors as encodeOfferCursor (apps/offers-api/src/portal-offers/portal-offer-query.ts) writes them: `<created_at µs>:<id>`, base64url.
+        before: () => ['1764079302123456:0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b', '9007199254740991:ffffffff-ffff-4fff-bfff-ffffffffffff'].map((c) => Buffer.from(c).toString('base64url')),
+      },
+    },
+    'GET /portal/offers/{id}': {
+      auth: 'portal',
+      params: { id: homeOffers },
+      query: { 'api-version': apiVersion },
+      headers: { 'If-None-Match': (_, n) => ['"p1.0"', '"p2.0"', '*'][n % 3] },
+    },
+    'POST /portal/offers/{id}/complete': {
+      auth: 'portal',
+      params: { id: homeOffers },
+      query: { 'api-version': apiVersion },
+      body: { valid: (w) => [w.home.workers[0].id] },
+    },
+    'POST /portal/offers/{id}/withdraw': { auth: 'portal', params: { id: homeOffers }, query: { 'api-version': apiVersion } },
+  },
+  portal: {
+    // Through to contact-directory's POST /sign-in/links: the home admin's address now and then (until its hourly limit), made-up ones otherwise.
+    'POST /session/links': {
+      auth: 'portal-page',
+      body: { valid: (w, n) => ({ email: n % 5 === 0 ? `admin@${w.home.organisationId.slice(0, 8)}.example` : email(n), audience: n % 2 === 0 ? 'portal' : 'worker' }) },
+    },
+    // Codes of the e-mailed links' shape (43 characters of base64url); made up, so refused by contact-directory.
+    'POST /session': { auth: 'portal-page', body: { valid: (_, n) => ({ code: Buffer.alloc(32, n % 256).toString('base64url') }) } },
+    'GET /session': { auth: 'portal-session' },
+    'DELETE /session': { auth: 'portal-sign-out' },
+    'ANY /api/{service}/{path}': {
+      auth: 'portal-session',
+      undocumented: {
+        why: 'the pages’ way to the services’ portal and worker APIs (apps/portal/src/api-proxy), documented in those services’ own documents',
+        generator: 'portal-proxy',
+      },
+    },
   },
   'webhook-dispatcher': {
     'GET /admin/deliveries': {

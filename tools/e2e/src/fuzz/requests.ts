@@ -15,6 +15,7 @@ import {
 import { type JsonNode, JsonArray, JsonObject, jsonPreview, jsonText, toNode } from './json-text.js';
 import type { DocumentedOperation, JsonSchema } from './openapi.js';
 import type { AuthKind, OperationSpec } from './operations.js';
+import { crossSiteHeaders, forgedCookies, sameOriginHeaders, sessionCookie } from './portal.js';
 import type { FuzzWorld } from './world.js';
 
 /** One generated request, exactly as sent (the example integrator's signature is added at send time). */
@@ -33,7 +34,7 @@ export interface FuzzRequest {
 }
 
 interface Credential {
-  headers: Record<string, string>;
+  headers: Record<string, string | string[]>;
   sign?: FuzzRequest['sign'];
 }
 
@@ -98,9 +99,44 @@ function credentialFor(auth: AuthKind, world: FuzzWorld): Choices<Credential> {
           { weight: 2, arbitrary: garbageCredential },
         ),
       };
+    case 'sign-out':
+      return weighted(
+        world.spare.sessionTokens.map((token) => ({ headers: bearer(token) })),
+        [{ headers: bearer(revoked.userToken) }, { headers: bearer(revoked.workerToken) }, { headers: bearer(home.apiKey) }, { headers: bearer(world.directoryAdminToken) }],
+      );
+    case 'portal-session':
+    case 'portal-page':
+    case 'portal-sign-out':
+      return portalCredential(auth, world);
     case 'none':
       return { valid: fc.constant<Credential>({ headers: {} }), hostile: garbageCredential };
   }
+}
+
+/**
+ * The portal's credential is a session cookie, and a change needs the portal's own `Origin` (or
+ * `Sec-Fetch-Site: same-origin`). Valid: a seeded session (spare ones for sign-out) from the portal's
+ * origin; hostile: a live session from another origin or none, forged, tampered or signed-out cookies.
+ */
+function portalCredential(auth: 'portal-session' | 'portal-page' | 'portal-sign-out', world: FuzzWorld): Choices<Credential> {
+  const { portal } = world;
+  const live = auth === 'portal-sign-out' ? portal.spare : auth === 'portal-session' ? [portal.homeAdmin, portal.homeMember, portal.worker] : [];
+  const cookies = (values: Array<string | string[]>) => values.map((value): Record<string, string | string[]> => (value === '' ? {} : { cookie: value }));
+  const valid = fc.tuple(fc.constantFrom(...cookies(live.length > 0 ? live.map(sessionCookie) : [''])), fc.constantFrom(...sameOriginHeaders(portal)));
+  // Sign-out from another origin must refuse the seeded sessions too (were it to sign one out, the suite would see the tables change).
+  const crossSite = fc.tuple(fc.constantFrom(...cookies(['', ...[...live, portal.homeAdmin, portal.worker].map(sessionCookie)])), fc.constantFrom(...crossSiteHeaders(portal)));
+  // A sign-out from the portal's origin with a forged cookie beside a live one would end that session, which other requests need.
+  const forgeries = forgedCookies(portal).filter((value) => auth !== 'portal-sign-out' || !String(value).includes(portal.homeAdmin));
+  const forged = fc.tuple(fc.constantFrom(...cookies(forgeries)), fc.constantFrom(...sameOriginHeaders(portal)));
+  const merge = ([cookie, origin]: [Record<string, string | string[]>, Record<string, string | string[]>]): Credential => ({ headers: { ...cookie, ...origin } });
+  return {
+    valid: valid.map(merge),
+    hostile: fc.oneof(
+      { weight: 3, arbitrary: crossSite.map(merge) },
+      { weight: auth === 'portal-page' ? 1 : 3, arbitrary: forged.map(merge) },
+      { weight: 1, arbitrary: garbageCredential.map((garbage) => ({ headers: { ...garbage.headers, origin: portal.origin } })) },
+    ),
+  };
 }
 
 /** Ids that belong to the other organisation (or to nobody): valid-looking, never the caller's. */

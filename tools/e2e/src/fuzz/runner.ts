@@ -3,18 +3,22 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { answerViolations, apiVersionViolations, tenantViolations } from './checks.js';
+import { answerViolations, apiVersionViolations, portalViolations, tenantViolations } from './checks.js';
 import { type FuzzOutcome, isResponse, send } from './driver.js';
 import type { DocumentedOperation } from './openapi.js';
 import type { OperationSpec } from './operations.js';
+import { type ProxiedOperation, proxyRequestArbitrary } from './proxy.js';
 import { type FuzzRequest, requestArbitrary } from './requests.js';
 import { changes, type Snapshot, type StateProbe } from './state.js';
+import { timeBoxedCheck } from './time-boxed-check.js';
 import type { FuzzWorld } from './world.js';
 
 export interface FuzzContext {
   world: FuzzWorld;
   probe: StateProbe;
   problemTypes: Map<string, number | undefined>;
+  /** The operations of the services behind the portal, which its proxy generator sends through it. */
+  proxied: ProxiedOperation[];
   /** `app METHOD path` → requests sent, for the coverage check. */
   sent: Map<string, number>;
   /** The state as it stands, while nothing is known to be running; undefined means "settle first". */
@@ -61,8 +65,9 @@ export async function checkRequest(context: FuzzContext, request: FuzzRequest): 
     console.error(`${request.operation} ${status} ${Math.round(outcome.ms)}ms ${Math.round(process.memoryUsage().heapUsed / 1e6)}MB ${describeRequest(request).split('\n')[0].slice(0, 100)}`);
   }
   const violations = [
-    ...answerViolations(outcome, context.problemTypes),
+    ...answerViolations(outcome, context.problemTypes, request.method),
     ...tenantViolations(context.world, request, outcome),
+    ...portalViolations(context.world, request, outcome),
     ...apiVersionViolations(request, outcome),
   ];
   if (isResponse(outcome) && outcome.status >= 400 && outcome.status < 500) {
@@ -91,9 +96,10 @@ export interface FuzzOptions {
 /** Runs the property for one operation; returns a report of the shrunk failure, or undefined. */
 export async function fuzzOperation(context: FuzzContext, operation: DocumentedOperation, spec: OperationSpec, options: FuzzOptions): Promise<string | undefined> {
   const seed = operationSeed(options.seed, operation.key);
-  const details = await fc.check(
-    fc.asyncProperty(requestArbitrary(operation, spec, context.world), (request) => checkRequest(context, request)),
-    { seed, numRuns: options.runs, interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false, endOnFailure: false },
+  const requests = spec.undocumented?.generator === 'portal-proxy' ? proxyRequestArbitrary(context.world, context.proxied) : requestArbitrary(operation, spec, context.world);
+  const details = await timeBoxedCheck(
+    fc.asyncProperty(requests, (request) => checkRequest(context, request)),
+    { seed, numRuns: options.runs, timeLimitMs: options.timeLimitMs },
   );
   if (!details.failed) return undefined;
   const request = details.counterexample?.[0] as FuzzRequest | undefined;

@@ -1,11 +1,21 @@
 import { DirectoryAdminClient, expectStatus, issuePortalUserToken, offerBody, PortalClient, request, WorkerContactsClient } from '@availability/platform-client';
-import { eventually, freePort, SmtpSink, startTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform } from '@availability/testing';
+import { eventually, freePort, type ServiceProcess, SmtpSink, startTestPlatform, startTestPortal, TEST_ADMIN_TOKEN, type TestPlatform } from '@availability/testing';
 
-/** Every service with HTTP endpoints; contact-directory first (the others ask it over NATS from start-up). */
-export const FUZZED_APPS = ['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'];
+/** The services startTestPlatform runs; contact-directory first (the others ask it over NATS from start-up). */
+export const PLATFORM_APPS = ['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'];
+/** Every service with HTTP endpoints: the platform's, and the portal in front of them. */
+export const FUZZED_APPS = [...PLATFORM_APPS, 'portal'];
+/** The services the portal forwards `/api/<name>/…` to, by that name. */
+export const PORTAL_UPSTREAMS: Record<string, string> = {
+  directory: 'contact-directory',
+  offers: 'offers-api',
+  notifications: 'notification-service',
+  webhooks: 'webhook-dispatcher',
+};
 
 export const DISPATCHER_ADMIN_TOKEN = 'fuzz-dispatcher-admin-token-0123456789abcdef';
 export const INTEGRATOR_SECRET = 'fuzz-integrator-secret-0123456789';
+export const PORTAL_COOKIE_SECRET = 'fuzz-portal-cookie-secret-0123456789';
 
 /**
  * Settings that keep the platform quiet between requests, so a changed database can be blamed on the
@@ -24,6 +34,9 @@ const QUIET_ENV: Record<string, string> = {
   EMAIL_DIGEST_WINDOW_MS: '3600000',
   PUSH_BACKOFF_MS: '3600000',
   EMAIL_BACKOFF_MS: '3600000',
+  // Every request comes from one address (directly or through the portal): without this, sign-in
+  // links would be a 429 after the first 30 and their handler unexplored. The per-address limit stays.
+  SIGN_IN_LINKS_PER_CLIENT_PER_HOUR: '100000',
 };
 
 /** An organisation as the fuzzer uses it: credentials that pass authentication, and ids of its things. */
@@ -34,6 +47,31 @@ export interface Tenant {
   memberUser: { id: string; token: string };
   workers: Array<{ id: string; token: string }>;
   offerIds: string[];
+}
+
+export type PortalPersonKind = 'portal-user' | 'worker';
+
+/**
+ * Portal session cookies (`portal_session` values as the portal set them, signed), each from a
+ * sign-in by e-mailed link through the portal, as a person signs in.
+ */
+export interface PortalSessions {
+  /** The portal's origin: a request that changes something must carry it as `Origin`. */
+  origin: string;
+  /** The secret the portal signs cookies with; the fuzzer uses it only to forge hostile cookies. */
+  cookieSecret: string;
+  homeAdmin: string;
+  homeMember: string;
+  /** The home organisation's first worker (the one with answers and a device). */
+  worker: string;
+  /** The other organisation's admin: must never reach the home organisation's offers or deliveries. */
+  otherAdmin: string;
+  /** A home member's session that was signed out (its token revoked). */
+  revoked: string;
+  /** Sessions DELETE /session may sign out without locking the fuzzer out. */
+  spare: string[];
+  /** The kind of person each live cookie signs in (spare ones included until signed out). */
+  kinds: Map<string, PortalPersonKind>;
 }
 
 /** The seeded platform every generated request is aimed at. */
@@ -49,10 +87,11 @@ export interface FuzzWorld {
   other: Tenant;
   /** Credentials that were valid once. */
   revoked: { apiKey: string; workerToken: string; userToken: string };
-  /** Ids the DELETE endpoints may revoke without locking the fuzzer out. */
-  spare: { apiKeyIds: string[]; workerTokenIds: string[]; userTokenIds: string[] };
+  /** Ids the DELETE endpoints may revoke without locking the fuzzer out; tokens sign-out may revoke. */
+  spare: { apiKeyIds: string[]; workerTokenIds: string[]; userTokenIds: string[]; sessionTokens: string[] };
   deviceIds: string[];
   deliveryIds: string[];
+  portal: PortalSessions;
   stop(): Promise<void>;
 }
 
@@ -60,27 +99,35 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
   const mail = new SmtpSink();
   const smtpPort = await freePort();
   await mail.listen(smtpPort);
+  const portalPort = await freePort();
+  // Sign-in links in e-mails point at the portal, as they do in production.
+  const portalUrl = `http://localhost:${portalPort}`;
   let platform: TestPlatform;
   try {
-    platform = await startTestPlatform(FUZZED_APPS, { ...QUIET_ENV, SMTP_URL: `smtp://127.0.0.1:${smtpPort}` });
+    platform = await startTestPlatform(PLATFORM_APPS, { ...QUIET_ENV, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, PORTAL_URL: portalUrl });
   } catch (error) {
     await mail.close();
     throw error;
   }
+  let portal: ServiceProcess | undefined;
   const stop = async () => {
+    await portal?.stop();
     await platform.stop();
     await mail.close();
   };
   try {
-    return { ...(await seedWorld(platform)), stop };
+    portal = await startTestPortal(platform, portalPort, { PORTAL_COOKIE_SECRET });
+    const seeded = await seedWorld(platform);
+    const urls = { ...seeded.urls, portal: portal.url };
+    return { ...seeded, urls, portal: await seedPortalSessions(portal.url, new URL(portalUrl).origin, mail, seeded), stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-async function seedWorld(platform: TestPlatform): Promise<Omit<FuzzWorld, 'stop'>> {
-  const urls = Object.fromEntries(FUZZED_APPS.map((app) => [app, platform.url(app)]));
+async function seedWorld(platform: TestPlatform): Promise<Omit<FuzzWorld, 'stop' | 'portal'>> {
+  const urls = Object.fromEntries(PLATFORM_APPS.map((app) => [app, platform.url(app)]));
   const directory = urls['contact-directory'];
   const admin = new DirectoryAdminClient(directory, TEST_ADMIN_TOKEN);
   const adminCall = async <T>(method: string, path: string, status: number, body?: unknown) =>
@@ -91,7 +138,8 @@ async function seedWorld(platform: TestPlatform): Promise<Omit<FuzzWorld, 'stop'
     const slug = organisation.id.slice(0, 8);
     const adminUser = await admin.createUser(organisation.id, { email: `admin@${slug}.example`, name: `${name} admin`, role: 'admin' });
     const memberUser = await admin.createUser(organisation.id, { email: `member@${slug}.example`, name: `${name} member`, role: 'member' });
-    const workers = await admin.createWorkers(organisation.id, [{ name: `${name} worker 1` }, { name: `${name} worker 2` }, { name: `${name} worker 3` }]);
+    // Addresses so workers can sign in to the portal by e-mailed link.
+    const workers = await admin.createWorkers(organisation.id, [1, 2, 3].map((i) => ({ name: `${name} worker ${i}`, email: `worker${i}@${slug}.example` })));
     return {
       organisationId: organisation.id,
       apiKey: organisation.apiKey.key,
@@ -115,6 +163,11 @@ async function seedWorld(platform: TestPlatform): Promise<Omit<FuzzWorld, 'stop'
     apiKeyIds: [(await admin.createApiKey(home.organisationId, 'spare')).id, (await admin.createApiKey(other.organisationId, 'spare')).id],
     workerTokenIds: [(await adminCall<{ id: string }>('POST', `/admin/workers/${home.workers[2].id}/tokens`, 201)).id],
     userTokenIds: [(await issuePortalUserToken(directory, TEST_ADMIN_TOKEN, home.memberUser.id)).id],
+    sessionTokens: [
+      (await issuePortalUserToken(directory, TEST_ADMIN_TOKEN, home.memberUser.id)).token,
+      (await issuePortalUserToken(directory, TEST_ADMIN_TOKEN, home.adminUser.id)).token,
+      (await adminCall<{ token: string }>('POST', `/admin/workers/${home.workers[2].id}/tokens`, 201)).token,
+    ],
   };
 
   // The home organisation receives webhooks at the example integrator and, where the directory lets
@@ -169,4 +222,42 @@ async function seedWorld(platform: TestPlatform): Promise<Omit<FuzzWorld, 'stop'
     deviceIds: [device.json.id],
     deliveryIds: deliveries.map((delivery) => String(delivery.id)),
   };
+}
+
+/**
+ * Signs people in to the portal as they do: `POST /session/links` through the portal, the code from
+ * the link in the e-mail, `POST /session` with it; the cookie is what the portal set. Each address
+ * is asked at most twice (contact-directory limits links per address and hour); addresses in parallel.
+ */
+async function seedPortalSessions(portal: string, origin: string, mail: SmtpSink, world: Omit<FuzzWorld, 'stop' | 'portal'>): Promise<PortalSessions> {
+  const signIn = async (email: string, audience: 'portal' | 'worker'): Promise<string> => {
+    const before = mail.to(email).length;
+    expectStatus(await request(portal, 'POST', '/session/links', { body: { email, audience }, headers: { origin } }), 202);
+    const text = (await eventually(() => mail.to(email)[before], 15_000, `the sign-in e-mail to ${email}`)).text;
+    const code = /\/sign-in#code=([A-Za-z0-9_-]+)/.exec(text)?.[1];
+    if (!code) throw new Error(`no sign-in link in the e-mail to ${email}:\n${text}`);
+    const session = expectStatus(await request(portal, 'POST', '/session', { body: { code }, headers: { origin } }), 201);
+    const cookie = session.headers.getSetCookie().map((header) => /^portal_session=([^;]+)/.exec(header)?.[1]).find(Boolean);
+    if (!cookie) throw new Error(`POST /session set no portal_session cookie for ${email}`);
+    return cookie;
+  };
+  const address = (tenant: Tenant, who: string) => `${who}@${tenant.organisationId.slice(0, 8)}.example`;
+  const { home, other } = world;
+  const [[homeAdmin, spareAdmin], [homeMember, revoked], [worker], [spareWorker], [otherAdmin]] = await Promise.all([
+    (async () => [await signIn(address(home, 'admin'), 'portal'), await signIn(address(home, 'admin'), 'portal')])(),
+    (async () => [await signIn(address(home, 'member'), 'portal'), await signIn(address(home, 'member'), 'portal')])(),
+    (async () => [await signIn(address(home, 'worker1'), 'worker')])(),
+    (async () => [await signIn(address(home, 'worker3'), 'worker')])(),
+    (async () => [await signIn(address(other, 'admin'), 'portal')])(),
+  ]);
+  expectStatus(await request(portal, 'DELETE', '/session', { headers: { cookie: `portal_session=${revoked}`, origin } }), 204);
+  const kinds = new Map<string, PortalPersonKind>([
+    [homeAdmin, 'portal-user'],
+    [spareAdmin, 'portal-user'],
+    [homeMember, 'portal-user'],
+    [otherAdmin, 'portal-user'],
+    [worker, 'worker'],
+    [spareWorker, 'worker'],
+  ]);
+  return { origin, cookieSecret: PORTAL_COOKIE_SECRET, homeAdmin, homeMember, worker, otherAdmin, revoked, spare: [spareAdmin, spareWorker], kinds };
 }

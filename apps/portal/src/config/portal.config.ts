@@ -1,0 +1,49 @@
+import { IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { InProduction, realSecret, ServiceConfig } from '@availability/service-core';
+
+const HTTP_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
+
+/** Settings of the portal: where the browser finds it, and the services it stands in front of. */
+export class PortalConfig extends ServiceConfig {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3005;
+
+  /**
+   * The address people open (scheme, host and port, no path): sign-in links point here, and a
+   * request that changes anything must come from a page of this origin (the CSRF check).
+   */
+  @Matches(HTTP_URL, { message: 'PORTAL_URL must be an http(s) URL' })
+  @InProduction((value) => (String(value).startsWith('https://') ? undefined : 'must be an https:// address'))
+  PORTAL_URL = 'http://localhost:3005';
+
+  @Matches(HTTP_URL, { message: 'DIRECTORY_URL must be an http(s) URL' })
+  DIRECTORY_URL = 'http://127.0.0.1:3001';
+
+  @Matches(HTTP_URL, { message: 'OFFERS_API_URL must be an http(s) URL' })
+  OFFERS_API_URL = 'http://127.0.0.1:3000';
+
+  @Matches(HTTP_URL, { message: 'NOTIFICATION_SERVICE_URL must be an http(s) URL' })
+  NOTIFICATION_SERVICE_URL = 'http://127.0.0.1:3002';
+
+  @Matches(HTTP_URL, { message: 'WEBHOOK_DISPATCHER_URL must be an http(s) URL' })
+  WEBHOOK_DISPATCHER_URL = 'http://127.0.0.1:3003';
+
+  /**
+   * Signs the session cookie, so the signed-in person shown by the portal cannot be edited in the
+   * browser (the token inside is checked by the services on every call anyway). Never logged.
+   */
+  @IsString()
+  @InProduction(realSecret('dev-portal-cookie-secret-0123456789'))
+  PORTAL_COOKIE_SECRET = 'dev-portal-cookie-secret-0123456789';
+
+  /** `Secure` on the session cookie: browsers then send it over https only. Always on in production. */
+  @IsBoolean()
+  @InProduction((value) => (value === true ? undefined : 'must be on (cookies over https only)'))
+  PORTAL_COOKIE_SECURE = false;
+
+  /** Where the built web application is (defaults to the build next to this service). */
+  @IsString()
+  PORTAL_WEB_DIR = '';
+}

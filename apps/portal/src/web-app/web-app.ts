@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+
+/** The pages of the web application: each answers with its one HTML document, which routes in the browser. */
+export const PAGE_ROUTES = [
+  '/',
+  '/sign-in',
+  '/profile',
+  '/webhooks',
+  '/invites',
+  '/offers',
+  '/offers/:offerId',
+  '/worker',
+  '/worker/sign-in',
+  '/worker/offers/:offerId',
+  '/worker/notifications',
+  '/worker/contacts',
+];
+
+/**
+ * The page may load only the portal's own scripts and styles and talk only to the portal; images
+ * may come from providers (contact photos are https addresses). No other site may frame it.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' https: data:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+].join('; ');
+
+/** The built web application next to this service (`dist/apps/portal/web`), unless PORTAL_WEB_DIR says otherwise. */
+export function webDirectory(configured: string): string {
+  return configured !== '' ? configured : fileURLToPath(new URL('../../web', import.meta.url));
+}
+
+/** Serves the built pages: hashed assets cached for good, the HTML document never cached. */
+export async function installWebApp(fastify: FastifyInstance, directory: string): Promise<void> {
+  if (!existsSync(`${directory}/index.html`)) throw new Error(`The portal's web application is not built (no index.html in ${directory}); run npm run build.`);
+  fastify.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+  });
+  await fastify.register(fastifyStatic, {
+    root: directory,
+    wildcard: false,
+    index: false,
+    setHeaders: (reply, path) => {
+      const immutable = path.includes('/assets/');
+      reply.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  for (const url of PAGE_ROUTES) {
+    fastify.get(url, (_request, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
+  }
+}

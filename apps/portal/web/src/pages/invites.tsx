@@ -1,0 +1,152 @@
+import { type FormEvent, useState } from 'react';
+import { api } from '../api';
+import { Badge, Done, Loading, Page, Problem } from '../components';
+import { useAction, useLoad } from '../hooks';
+
+interface Provider {
+  organisationId: string;
+  name: string;
+  enabled: boolean;
+}
+
+interface Rating {
+  rating: number;
+  ratingProvider: string;
+  lastWorked: string;
+}
+
+interface Suggestion {
+  name: string;
+  emailAddress: string;
+  profileImageUrl?: string;
+  organisationId: string;
+  ratings: Rating[];
+}
+
+interface ProviderOutcome {
+  organisationId: string;
+  name: string;
+  status: 'ok' | 'timeout' | 'error' | 'invalid';
+  error?: string;
+  returned: number;
+  dropped: number;
+  durationMs: number;
+}
+
+interface SearchResult {
+  suggestions: Suggestion[];
+  providers: ProviderOutcome[];
+}
+
+const DIRECTORY = '/api/directory/portal';
+
+export function InvitesPage() {
+  const providers = useLoad(() => api<{ providers: Provider[] }>(`${DIRECTORY}/suggestion-providers`));
+  const [chosen, setChosen] = useState<Set<string> | undefined>(undefined);
+  const [filter, setFilter] = useState('');
+  const [result, setResult] = useState<SearchResult | undefined>(undefined);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const search = useAction();
+  const invite = useAction();
+
+  const enabled = providers.value?.providers.filter((provider) => provider.enabled) ?? [];
+  const chosenIds = chosen ?? new Set(enabled.map((provider) => provider.organisationId));
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void search.run(async () => {
+      const found = await api<SearchResult>(`${DIRECTORY}/contact-suggestions/search`, { method: 'POST', body: { filter: filter || undefined, organisationIds: [...chosenIds] } });
+      setResult(found);
+      setSelected(new Set());
+      return `${found.suggestions.length} ${found.suggestions.length === 1 ? 'contact' : 'contacts'} found.`;
+    });
+  };
+
+  const sendInvites = () =>
+    void invite.run(async () => {
+      const invitations = (result?.suggestions ?? [])
+        .filter((suggestion) => selected.has(suggestion.emailAddress))
+        .map((suggestion) => ({ name: suggestion.name, emailAddress: suggestion.emailAddress, suggestedByOrganisationId: suggestion.organisationId }));
+      const answer = await api<{ invitations: Array<{ created: boolean }> }>(`${DIRECTORY}/invitations`, { method: 'POST', body: { invitations } });
+      const created = answer.invitations.filter((invitation) => invitation.created).length;
+      setSelected(new Set());
+      return `${created} ${created === 1 ? 'invitation' : 'invitations'} sent${created < invitations.length ? `; ${invitations.length - created} already invited` : ''}.`;
+    });
+
+  const toggle = (set: Set<string>, value: string, on: boolean) => {
+    const next = new Set(set);
+    if (on) next.add(value);
+    else next.delete(value);
+    return next;
+  };
+
+  return (
+    <Page title="Invites">
+      <form className="card stack" onSubmit={submit} aria-labelledby="search-heading">
+        <h2 id="search-heading">Find people to invite</h2>
+        {providers.value === undefined ? (
+          providers.error ? <Problem text={providers.error} /> : <Loading what="providers" />
+        ) : (
+          <fieldset>
+            <legend>Search these providers</legend>
+            {providers.value.providers.length === 0 && <p className="muted">No suggestion providers are available to your organisation.</p>}
+            {providers.value.providers.map((provider) => (
+              <label key={provider.organisationId} className="check">
+                <input type="checkbox" checked={chosenIds.has(provider.organisationId)} onChange={(event) => setChosen(toggle(chosenIds, provider.organisationId, event.target.checked))} />
+                {provider.name}
+              </label>
+            ))}
+          </fieldset>
+        )}
+        <label htmlFor="filter">Name or e-mail contains</label>
+        <input id="filter" type="search" maxLength={200} value={filter} onChange={(event) => setFilter(event.target.value)} />
+        <button type="submit" disabled={search.busy || chosenIds.size === 0}>
+          {search.busy ? 'Searching…' : 'Search'}
+        </button>
+        <Problem text={search.error} />
+        <Done text={search.done} />
+      </form>
+      {result && (
+        <section className="stack" aria-labelledby="results-heading">
+          <h2 id="results-heading">Results</h2>
+          <ul className="providers" aria-label="Providers searched">
+            {result.providers.map((provider) => (
+              <li key={provider.organisationId}>
+                {provider.name}: <Badge tone={provider.status === 'ok' ? 'good' : 'bad'}>{provider.status}</Badge> {provider.returned} returned
+                {provider.error && <span className="problem-inline"> — {provider.error}</span>}
+              </li>
+            ))}
+          </ul>
+          <ul className="people">
+            {result.suggestions.map((suggestion) => (
+              <li key={suggestion.emailAddress} className="person card">
+                <label className="check">
+                  <input type="checkbox" checked={selected.has(suggestion.emailAddress)} onChange={(event) => setSelected(toggle(selected, suggestion.emailAddress, event.target.checked))} />
+                  <span className="visually-hidden">Select {suggestion.name}</span>
+                </label>
+                {suggestion.profileImageUrl ? <img src={suggestion.profileImageUrl} alt="" width={48} height={48} /> : <span className="avatar" aria-hidden="true">{suggestion.name.slice(0, 1)}</span>}
+                <div>
+                  <p className="name">{suggestion.name}</p>
+                  <p className="muted">{suggestion.emailAddress}</p>
+                  <ul className="ratings">
+                    {suggestion.ratings.map((rating) => (
+                      <li key={`${rating.ratingProvider}-${rating.lastWorked}`}>
+                        {'★'.repeat(rating.rating)}
+                        <span className="visually-hidden">{rating.rating} of 5</span> from {rating.ratingProvider}, last worked {rating.lastWorked.slice(0, 10)}
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              </li>
+            ))}
+          </ul>
+          <button type="button" disabled={invite.busy || selected.size === 0} onClick={sendInvites}>
+            Invite {selected.size || ''} selected
+          </button>
+          <Problem text={invite.error} />
+          <Done text={invite.done} />
+        </section>
+      )}
+    </Page>
+  );
+}

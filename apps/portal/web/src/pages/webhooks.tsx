@@ -1,0 +1,275 @@
+import { type FormEvent, useState } from 'react';
+import { api } from '../api';
+import { Badge, Done, Loading, Page, Problem, When } from '../components';
+import { useAction, useLoad } from '../hooks';
+import { useSession } from '../session';
+
+type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead' | 'skipped';
+type EventType = 'offer-response' | 'contact-added';
+
+interface Attempt {
+  attemptNo: number;
+  startedAt: string;
+  statusCode?: number;
+  durationMs?: number;
+  errorKind?: string;
+  errorMessage?: string;
+  responseExcerpt?: string;
+}
+
+interface Delivery {
+  id: number;
+  eventId: string;
+  eventType: EventType;
+  webhookId: string;
+  method: string;
+  path: string;
+  status: DeliveryStatus;
+  attempts: number;
+  test: boolean;
+  createdAt: string;
+  lastStatusCode?: number;
+  lastError?: string;
+  attemptLog?: Attempt[];
+}
+
+interface Endpoint {
+  state: 'healthy' | 'failing' | 'circuit-open' | 'disabled';
+  baseUrl?: string;
+  circuitOpen: boolean;
+  heldCount: number;
+  disabled: boolean;
+  disabledReason?: string;
+  lastFailureError?: string;
+  lastSuccessAt?: string;
+}
+
+const BASE = '/api/webhooks/portal/webhooks';
+const STATUS_TONE: Record<DeliveryStatus, 'good' | 'bad' | 'wait' | 'plain'> = { succeeded: 'good', failed: 'bad', dead: 'bad', pending: 'wait', skipped: 'plain' };
+
+export function WebhooksPage() {
+  const [filter, setFilter] = useState({ status: '', eventType: '', from: '' });
+  const query = new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== '').map(([key, value]) => [key, key === 'from' ? new Date(value).toISOString() : value]));
+  const deliveries = useLoad(() => api<{ items: Delivery[] }>(`${BASE}/deliveries?${query}`), [query.toString()], 3_000);
+  const endpoint = useLoad(() => api<Endpoint>(`${BASE}/endpoint`), [], 3_000);
+  const reload = () => Promise.all([deliveries.reload(), endpoint.reload()]);
+
+  return (
+    <Page title="Webhooks">
+      <EndpointState endpoint={endpoint.value} error={endpoint.error} onChange={reload} />
+      <div className="grid-2">
+        <TestEvent onSent={reload} />
+        <RedeliverSince onDone={reload} />
+      </div>
+      <section aria-labelledby="deliveries-heading" className="stack">
+        <h2 id="deliveries-heading">Deliveries</h2>
+        <form className="filters" aria-label="Filter deliveries" onSubmit={(event) => event.preventDefault()}>
+          <label>
+            Status
+            <select value={filter.status} onChange={(event) => setFilter({ ...filter, status: event.target.value })}>
+              <option value="">Any</option>
+              {Object.keys(STATUS_TONE).map((status) => (
+                <option key={status}>{status}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Event type
+            <select value={filter.eventType} onChange={(event) => setFilter({ ...filter, eventType: event.target.value })}>
+              <option value="">Any</option>
+              <option>offer-response</option>
+              <option>contact-added</option>
+            </select>
+          </label>
+          <label>
+            Since
+            <input type="datetime-local" value={filter.from} onChange={(event) => setFilter({ ...filter, from: event.target.value })} />
+          </label>
+        </form>
+        <Problem text={deliveries.error} />
+        {deliveries.value === undefined ? <Loading what="deliveries" /> : <DeliveryTable items={deliveries.value.items} onRedelivered={reload} />}
+      </section>
+    </Page>
+  );
+}
+
+function EndpointState({ endpoint, error, onChange }: { endpoint?: Endpoint; error?: string; onChange: () => Promise<unknown> }) {
+  const { person } = useSession();
+  const enable = useAction();
+  if (!endpoint) return error ? <Problem text={error} /> : <Loading what="the endpoint" />;
+  const tone = endpoint.state === 'healthy' ? 'good' : endpoint.state === 'failing' ? 'wait' : 'bad';
+  return (
+    <section className="card" aria-labelledby="endpoint-heading">
+      <h2 id="endpoint-heading">
+        Your endpoint <Badge tone={tone}>{endpoint.state}</Badge>
+      </h2>
+      <dl className="facts">
+        <dt>Address</dt>
+        <dd>{endpoint.baseUrl ?? 'not set up'}</dd>
+        <dt>Circuit</dt>
+        <dd>{endpoint.circuitOpen ? 'open: calls paused after repeated failures' : 'closed'}</dd>
+        <dt>Held deliveries</dt>
+        <dd>{endpoint.heldCount}</dd>
+        <dt>Last success</dt>
+        <dd>
+          <When at={endpoint.lastSuccessAt} />
+        </dd>
+        {endpoint.lastFailureError && (
+          <>
+            <dt>Last failure</dt>
+            <dd>{endpoint.lastFailureError}</dd>
+          </>
+        )}
+      </dl>
+      {endpoint.disabled && (
+        <div className="stack">
+          <p>Disabled: {endpoint.disabledReason ?? 'after failing for too long'}.</p>
+          {person?.role === 'admin' && (
+            <button type="button" disabled={enable.busy} onClick={() => void enable.run(async () => void (await api(`${BASE}/endpoint/enable`, { method: 'POST' }), await onChange()))}>
+              Re-enable the endpoint
+            </button>
+          )}
+          <Problem text={enable.error} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function TestEvent({ onSent }: { onSent: () => Promise<unknown> }) {
+  const [type, setType] = useState<EventType>('offer-response');
+  const send = useAction();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void send.run(async () => {
+      const delivery = await api<Delivery>(`${BASE}/test-events`, { method: 'POST', body: { type } });
+      await onSent();
+      return `Test ${type} sent as delivery ${delivery.id}, signed like a real one and marked as a test.`;
+    });
+  };
+  return (
+    <form className="card stack" onSubmit={submit} aria-labelledby="test-heading">
+      <h2 id="test-heading">Send a test event</h2>
+      <label htmlFor="test-type">Event type</label>
+      <select id="test-type" value={type} onChange={(event) => setType(event.target.value as EventType)}>
+        <option value="offer-response">offer-response</option>
+        <option value="contact-added">contact-added</option>
+      </select>
+      <button type="submit" disabled={send.busy}>
+        Send test event
+      </button>
+      <Problem text={send.error} />
+      <Done text={send.done} />
+    </form>
+  );
+}
+
+function RedeliverSince({ onDone }: { onDone: () => Promise<unknown> }) {
+  const [since, setSince] = useState('');
+  const redeliver = useAction();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void redeliver.run(async () => {
+      const { redelivered } = await api<{ redelivered: number }>(`${BASE}/deliveries/redeliver`, { method: 'POST', body: { since: new Date(since).toISOString() } });
+      await onDone();
+      return `${redelivered} failed ${redelivered === 1 ? 'delivery is' : 'deliveries are'} being sent again.`;
+    });
+  };
+  return (
+    <form className="card stack" onSubmit={submit} aria-labelledby="redeliver-heading">
+      <h2 id="redeliver-heading">Redeliver failed deliveries</h2>
+      <label htmlFor="redeliver-since">Failed since</label>
+      <input id="redeliver-since" type="datetime-local" required value={since} onChange={(event) => setSince(event.target.value)} />
+      <button type="submit" disabled={redeliver.busy}>
+        Redeliver failed since
+      </button>
+      <Problem text={redeliver.error} />
+      <Done text={redeliver.done} />
+    </form>
+  );
+}
+
+function DeliveryTable({ items, onRedelivered }: { items: Delivery[]; onRedelivered: () => Promise<unknown> }) {
+  const [open, setOpen] = useState<number | undefined>(undefined);
+  if (items.length === 0) return <p className="muted">No deliveries match.</p>;
+  return (
+    <div className="table-scroll">
+      <table>
+        <caption className="visually-hidden">Webhook deliveries, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Created</th>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((delivery) => (
+            <DeliveryRow key={delivery.id} delivery={delivery} open={open === delivery.id} onToggle={() => setOpen(open === delivery.id ? undefined : delivery.id)} onRedelivered={onRedelivered} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function DeliveryRow({ delivery, open, onToggle, onRedelivered }: { delivery: Delivery; open: boolean; onToggle: () => void; onRedelivered: () => Promise<unknown> }) {
+  const redeliver = useAction();
+  const detail = useLoad(() => (open ? api<Delivery>(`${BASE}/deliveries/${delivery.id}`) : Promise.resolve(undefined)), [open, delivery.attempts]);
+  return (
+    <>
+      <tr data-delivery={delivery.id}>
+        <td>
+          <When at={delivery.createdAt} />
+        </td>
+        <td>
+          {delivery.eventType} {delivery.test && <Badge tone="plain">test</Badge>}
+          <br />
+          <code className="muted">{delivery.webhookId}</code>
+        </td>
+        <td>
+          <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
+        </td>
+        <td>{delivery.attempts}</td>
+        <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
+        <td className="actions">
+          <button type="button" className="secondary" aria-expanded={open} onClick={onToggle}>
+            Attempts
+          </button>
+          {(delivery.status === 'failed' || delivery.status === 'dead' || delivery.status === 'succeeded') && (
+            <button type="button" className="secondary" disabled={redeliver.busy} onClick={() => void redeliver.run(async () => void (await api(`${BASE}/deliveries/${delivery.id}/redeliver`, { method: 'POST' }), await onRedelivered()))}>
+              Redeliver
+            </button>
+          )}
+          <Problem text={redeliver.error} />
+        </td>
+      </tr>
+      {open && (
+        <tr className="detail">
+          <td colSpan={6}>{detail.value ? <AttemptLog attempts={detail.value.attemptLog ?? []} /> : <Loading what="attempts" />}</td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function AttemptLog({ attempts }: { attempts: Attempt[] }) {
+  if (attempts.length === 0) return <p className="muted">No attempt yet.</p>;
+  return (
+    <ol className="attempts">
+      {attempts.map((attempt) => (
+        <li key={`${attempt.attemptNo}-${attempt.startedAt}`}>
+          <When at={attempt.startedAt} /> · {attempt.statusCode ? `HTTP ${attempt.statusCode}` : (attempt.errorKind ?? 'no answer')}
+          {attempt.durationMs !== undefined && ` · ${attempt.durationMs} ms`}
+          {attempt.errorMessage && ` · ${attempt.errorMessage}`}
+          {attempt.responseExcerpt && <pre>{attempt.responseExcerpt}</pre>}
+        </li>
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,162 @@
+import { Link, useParams } from 'react-router';
+import { api } from '../api';
+import { Badge, Done, Loading, Page, Problem, type TimeSlot, TimeSlots, When } from '../components';
+import { useAction, useLoad } from '../hooks';
+import { WebPushSwitch } from './web-push';
+
+interface WorkerOffer {
+  id: string;
+  title: string;
+  details: string;
+  createdAt: string;
+  events: TimeSlot[];
+  response: 'awaiting' | 'applied' | 'rejected';
+  confirmation: '' | 'successful' | 'unsuccessful' | 'withdrawn';
+  complete: boolean;
+  widthdrawn: boolean;
+  isHistoric: boolean;
+}
+
+const OFFERS = '/api/offers/worker/offers';
+const RESPONSE_TONE = { applied: 'good', rejected: 'bad', awaiting: 'wait' } as const;
+
+export function WorkerInboxPage() {
+  const offers = useLoad(() => api<{ offers: WorkerOffer[] }>(OFFERS), [], 5_000);
+  return (
+    <Page title="Your offers">
+      <WebPushSwitch />
+      <Problem text={offers.error} />
+      {offers.value === undefined ? (
+        <Loading what="offers" />
+      ) : offers.value.offers.length === 0 ? (
+        <p className="muted">No offers yet.</p>
+      ) : (
+        <ul className="cards">
+          {offers.value.offers.map((offer) => (
+            <li key={offer.id} className="card">
+              <h2>
+                <Link to={`/worker/offers/${offer.id}`}>{offer.title}</Link>
+              </h2>
+              <p>
+                <Badge tone={RESPONSE_TONE[offer.response]}>{offer.response}</Badge> {offer.confirmation && <Badge tone="plain">{offer.confirmation}</Badge>}
+              </p>
+              {offer.events[0] && (
+                <p className="muted">
+                  From <When at={offer.events[0].start} />
+                </p>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Page>
+  );
+}
+
+export function WorkerOfferPage() {
+  const { offerId = '' } = useParams();
+  const offer = useLoad(() => api<WorkerOffer>(`${OFFERS}/${encodeURIComponent(offerId)}`), [offerId], 5_000);
+  const answer = useAction();
+  if (offer.value === undefined) return offer.error ? <Problem text={offer.error} /> : <Loading what="the offer" />;
+  const current = offer.value;
+  const canAnswer = !current.isHistoric && !current.complete && !current.widthdrawn;
+  const respond = (response: 'applied' | 'rejected') =>
+    void answer.run(async () => {
+      offer.setValue(await api<WorkerOffer>(`${OFFERS}/${current.id}/response`, { method: 'PUT', body: { response } }));
+      return response === 'applied' ? 'You applied. The sender will let you know.' : 'You turned this offer down.';
+    });
+  return (
+    <Page title={current.title}>
+      <p>
+        <Badge tone={RESPONSE_TONE[current.response]}>{current.response}</Badge> {current.confirmation && <Badge tone="plain">{current.confirmation}</Badge>}
+      </p>
+      {current.details && <p>{current.details}</p>}
+      <TimeSlots slots={current.events} />
+      {canAnswer && (
+        <div className="actions big">
+          <button type="button" disabled={answer.busy} onClick={() => respond('applied')}>
+            Apply
+          </button>
+          <button type="button" className="secondary" disabled={answer.busy} onClick={() => respond('rejected')}>
+            Reject
+          </button>
+        </div>
+      )}
+      <Problem text={answer.error} />
+      <Done text={answer.done} />
+      <p>
+        <Link to="/worker">Back to your offers</Link>
+      </p>
+    </Page>
+  );
+}
+
+interface WorkerNotification {
+  id: number;
+  kind: string;
+  title: string;
+  body: string;
+  offerId: string;
+  createdAt: string;
+}
+
+export function WorkerNotificationsPage() {
+  const notifications = useLoad(() => api<{ notifications: WorkerNotification[] }>('/api/notifications/worker/notifications'), [], 10_000);
+  return (
+    <Page title="Notifications">
+      <Problem text={notifications.error} />
+      {notifications.value === undefined ? (
+        <Loading what="notifications" />
+      ) : notifications.value.notifications.length === 0 ? (
+        <p className="muted">Nothing yet.</p>
+      ) : (
+        <ul className="cards">
+          {notifications.value.notifications.map((notification) => (
+            <li key={notification.id} className="card">
+              <h2>
+                <Link to={`/worker/offers/${notification.offerId}`}>{notification.title}</Link>
+              </h2>
+              <p>{notification.body}</p>
+              <p className="muted">
+                <When at={notification.createdAt} />
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Page>
+  );
+}
+
+interface Contact {
+  id: string;
+  organisationId: string;
+  organisationName: string;
+  addedAt: string;
+}
+
+export function WorkerContactsPage() {
+  const contacts = useLoad(() => api<{ contacts: Contact[] }>('/api/directory/worker/contacts'));
+  return (
+    <Page title="Contacts">
+      <p className="muted">Organisations you have shared your details with.</p>
+      <Problem text={contacts.error} />
+      {contacts.value === undefined ? (
+        <Loading what="contacts" />
+      ) : contacts.value.contacts.length === 0 ? (
+        <p className="muted">No contacts yet.</p>
+      ) : (
+        <ul className="cards">
+          {contacts.value.contacts.map((contact) => (
+            <li key={contact.id} className="card">
+              <p className="name">{contact.organisationName}</p>
+              <p className="muted">
+                Since <When at={contact.addedAt} />
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Page>
+  );
+}

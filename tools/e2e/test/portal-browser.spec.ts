@@ -1,0 +1,339 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expectStatus, offerBody, OffersClient, PortalClient, request, seedOrganisation, type SeededOrganisation, WorkerContactsClient } from '@availability/platform-client';
+import { eventually, freePort, type ServiceProcess, SmtpSink, startTestPlatform, startTestPortal, type TestPlatform } from '@availability/testing';
+import { launchChromium, screenshot, seriousAccessibilityViolations } from '../src/browser.js';
+
+/**
+ * The portal and the worker app in real Chromium against every real service: people sign in by the
+ * link e-mailed to them, and do what the spec's people do (an integrator sets up its service and
+ * watches its webhooks, a hirer invites, a sender watches answers arrive and completes, a worker
+ * answers on a phone). Every page is checked with axe-core.
+ */
+const INTEGRATOR_SECRET = 'portal-browser-integrator-secret-0123';
+const RECEIVED_TOKEN = 'portal-browser-received-token-0123456789';
+const OWN_SECRET = 'portal-browser-own-service-secret-0123';
+
+/** An integrator's own service the test controls: answers /test (or fails it), and can go down for webhooks. */
+class OwnService {
+  failTests = true;
+  down = false;
+  readonly webhooks: Array<{ url: string; webhookId: string }> = [];
+  private readonly server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const url = req.url ?? '';
+      if (url.startsWith('/test')) {
+        if (this.failTests) res.writeHead(500).end('not ready');
+        else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
+      this.webhooks.push({ url, webhookId: String(req.headers['webhook-id'] ?? '') });
+      if (this.down) res.writeHead(503).end('down for maintenance');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+    });
+  });
+
+  async start(): Promise<void> {
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+  }
+
+  /** By host name, as integrators are addressed. */
+  get url(): string {
+    return `http://localhost:${(this.server.address() as { port: number }).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    this.server.close();
+  }
+}
+
+let platform: TestPlatform;
+let portal: ServiceProcess;
+let smtp: SmtpSink;
+let own: OwnService;
+let browser: Browser;
+let integrator: SeededOrganisation;
+let sender: SeededOrganisation;
+const workerEmails = ['wanda@workers.example', 'wilf@workers.example'];
+let workerTokens: string[] = [];
+let workerIds: string[] = [];
+const pagesChecked: string[] = [];
+
+/** Fails with axe's own words when the page has a serious or critical violation. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  expect({ page: name, violations: await seriousAccessibilityViolations(page) }).toEqual({ page: name, violations: [] });
+  await screenshot(page, name);
+  pagesChecked.push(name);
+}
+
+/** What a page said and where it was: printed when a test fails, so a failure in the browser can be read. */
+const pageLog: string[] = [];
+function watch(page: Page): void {
+  page.on('console', (message) => pageLog.push(`console.${message.type()}: ${message.text()}`));
+  page.on('pageerror', (error) => pageLog.push(`page error: ${error.message}`));
+  page.on('requestfailed', (failed) => pageLog.push(`request failed: ${failed.method()} ${failed.url()} ${failed.failure()?.errorText}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) pageLog.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+  });
+}
+
+/** A test whose failure message carries what its pages logged, failed to load or answered with an error. */
+function inBrowser(name: string, test: () => Promise<void>, timeoutMs?: number): void {
+  it(
+    name,
+    async () => {
+      pageLog.length = 0;
+      try {
+        await test();
+      } catch (error) {
+        if (error instanceof Error) error.message += `\n\nWhat the pages saw:\n${pageLog.join('\n')}`;
+        throw error;
+      }
+    },
+    timeoutMs,
+  );
+}
+
+/** Signs in as the owner of `email` by the link the notification service e-mails, as a person would. */
+async function signIn(context: BrowserContext, email: string, audience: 'portal' | 'worker'): Promise<Page> {
+  const page = await context.newPage();
+  watch(page);
+  await page.goto(`${portal.url}${audience === 'worker' ? '/worker/sign-in' : '/sign-in'}`);
+  const before = smtp.to(email).length;
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+  await page.getByText('a sign-in link is on its way').waitFor();
+  const mail = await eventually(() => smtp.to(email)[before] ?? false, 15_000, `the sign-in e-mail to ${email}`);
+  const link = /https?:\/\/\S+#code=[A-Za-z0-9_-]+/.exec(mail.text)?.[0];
+  expect(link).toBeDefined();
+  await page.goto(link as string);
+  return page;
+}
+
+beforeAll(async () => {
+  smtp = new SmtpSink();
+  const smtpPort = await freePort();
+  await smtp.listen(smtpPort);
+  own = new OwnService();
+  await own.start();
+  const portalPort = await freePort();
+  const portalUrl = `http://localhost:${portalPort}`;
+  platform = await startTestPlatform(['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'], {
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    PORTAL_URL: portalUrl,
+    // As deployed: contact-directory counts sign-in links per browser address, as the portal names it.
+    TRUST_PROXY: 'loopback',
+    INTEGRATOR_SECRET,
+    INTEGRATOR_RECEIVED_TOKEN: RECEIVED_TOKEN,
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    // A failed call is retried soon and given up after a few tries, so an outage shows as failed deliveries.
+    WEBHOOK_BACKOFF_BASE_MS: '100',
+    WEBHOOK_BACKOFF_CAP_MS: '200',
+    WEBHOOK_MAX_ATTEMPTS: '2',
+  });
+  portal = await startTestPortal(platform, portalPort);
+
+  integrator = await seedOrganisation(platform.admin, { name: 'Tidewater Integrations', kind: 'integrator', workers: 0, userEmail: 'ines@tidewater.example' });
+  sender = await seedOrganisation(platform.admin, { name: 'Harbour Staffing', kind: 'agency', workers: 0, userEmail: 'sam@harbour.example' });
+  // A hirer whose admin signs in as hana@ to invite.
+  await seedOrganisation(platform.admin, { name: 'Northside Hotels', kind: 'hirer', workers: 0, userEmail: 'hana@northside.example' });
+  const workers = await platform.admin.createWorkers(sender.organisation.id, workerEmails.map((email, i) => ({ name: ['Wanda Okafor', 'Wilf Brandt'][i], email })));
+  workerTokens = workers.map((worker) => worker.token);
+  workerIds = workers.map((worker) => worker.id);
+  browser = await launchChromium();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await portal?.stop();
+  await platform?.stop();
+  await own?.close();
+  await smtp?.close();
+});
+
+describe('the portal in the browser', () => {
+  let integratorPage: Page;
+
+  inBrowser('signs a portal user in by the link e-mailed to them, and out again', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    watch(page);
+    await page.goto(`${portal.url}/offers`);
+    await page.getByRole('heading', { name: 'Sign in to the portal' }).waitFor();
+    await expectAccessible(page, 'sign-in');
+    // By keyboard alone: the skip link first, then the form, submitted with Enter.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.id')).toBe('email');
+    await page.keyboard.type('nobody@nowhere.example');
+    await page.keyboard.press('Enter');
+    await page.getByText('If nobody@nowhere.example has an account').waitFor();
+    expect(smtp.to('nobody@nowhere.example')).toEqual([]);
+
+    integratorPage = await signIn(context, 'ines@tidewater.example', 'portal');
+    await integratorPage.getByRole('heading', { name: 'Offers' }).waitFor();
+    await integratorPage.getByText('Tidewater Integrations').waitFor();
+    const session = (await context.cookies()).find((cookie) => cookie.name === 'portal_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    // The page never holds the token.
+    expect(await integratorPage.evaluate('document.cookie')).toBe('');
+
+    // The cookie acts only for the portal's own pages: the same call from another site's page is refused.
+    const cookie = `portal_session=${session?.value}`;
+    const fromElsewhere = await request(portal.url, 'PUT', '/api/directory/portal/company-profile/suggestions', { body: { enabled: true }, headers: { cookie, origin: 'https://elsewhere.example' } });
+    expect([fromElsewhere.status, (fromElsewhere.json as { type: string }).type]).toEqual([403, expect.stringMatching(/cross-site-request$/)]);
+    expect((await request(portal.url, 'GET', '/api/directory/portal/company-profile')).status).toBe(401);
+    expect((await request(portal.url, 'GET', '/api/webhooks/admin/deliveries', { headers: { cookie } })).status).toBe(404);
+
+    // Signing out ends the session everywhere: the token is revoked, not just the cookie dropped.
+    const other = await browser.newContext();
+    const second = await signIn(other, 'ines@tidewater.example', 'portal');
+    await second.getByRole('heading', { name: 'Offers' }).waitFor();
+    const secondCookie = `portal_session=${(await other.cookies()).find((c) => c.name === 'portal_session')?.value}`;
+    await second.getByRole('button', { name: 'Sign out' }).click();
+    await second.getByRole('heading', { name: 'Sign in to the portal' }).waitFor();
+    await eventually(async () => (await request(portal.url, 'GET', '/api/offers/portal/offers', { headers: { cookie: secondCookie } })).status === 401, 10_000, 'the signed-out token refused');
+    await other.close();
+  });
+
+  inBrowser('saves the company profile only once the integrator’s service passes its checks, saying why it failed', async () => {
+    const page = integratorPage;
+    await page.getByRole('link', { name: 'Company profile' }).click();
+    await page.getByRole('heading', { name: 'Company profile' }).waitFor();
+    await page.getByLabel('Base service address').fill(own.url);
+    await page.getByLabel('Secret', { exact: true }).fill(OWN_SECRET);
+    await page.getByRole('button', { name: 'Check and save' }).click();
+    await expect(await page.getByRole('alert').textContent()).toMatch(/GET \/test.*500/);
+    await expectAccessible(page, 'company-profile-failed');
+
+    own.failTests = false;
+    await page.getByRole('button', { name: 'Check and save' }).click();
+    await page.getByText('Saved: your service answered').waitFor();
+    await expectAccessible(page, 'company-profile');
+  });
+
+  inBrowser('sends a test event that arrives signed and appears in the delivery log as a test', async () => {
+    const page = integratorPage;
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Your endpoint' }).waitFor();
+    await page.getByLabel('Event type', { exact: true }).selectOption('offer-response');
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText(/Test offer-response sent as delivery/).waitFor();
+    const arrived = await eventually(() => own.webhooks.find((webhook) => webhook.url === '/offer/response') ?? false, 15_000, 'the test event at the service');
+    await page.locator('tbody tr').filter({ hasText: 'test' }).filter({ hasText: 'succeeded' }).first().waitFor({ timeout: 15_000 });
+    await expect(await page.locator('tbody').textContent()).toContain(arrived.webhookId);
+    await expectAccessible(page, 'webhooks');
+  });
+
+  inBrowser('shows an outage’s failed deliveries and sends them again with “redeliver failed since”', async () => {
+    const page = integratorPage;
+    const since = new Date(Date.now() - 60_000);
+    own.down = true;
+    for (const token of workerTokens) await new WorkerContactsClient(platform.url('contact-directory'), token).addContact(integrator.organisation.id);
+    // Both tries of each fail while the service is down: the log shows them as given up.
+    await page.locator('tbody tr').filter({ hasText: 'contact-added' }).filter({ hasText: 'dead' }).nth(1).waitFor({ timeout: 30_000 });
+    own.down = false;
+    const local = new Date(since.getTime() - since.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByLabel('Failed since').fill(local);
+    await page.getByRole('button', { name: 'Redeliver failed since' }).click();
+    await page.getByText('2 failed deliveries are being sent again.').waitFor();
+    await expectAccessible(page, 'webhooks-after-outage');
+    await eventually(async () => (await page.locator('tbody tr').filter({ hasText: 'contact-added' }).filter({ hasText: 'succeeded' }).count()) === 2, 20_000, 'both redelivered');
+  });
+});
+
+describe('a hirer invites', () => {
+  inBrowser('searches a chosen provider, sees who was found and how the provider answered, and invites several at once', async () => {
+    // The example integrator is a suggestion provider with contacts.
+    const directory = platform.url('contact-directory');
+    const providerAdmin = (await platform.admin.issuePortalToken(integrator.user.id)).token;
+    const provider = new PortalClient(directory, providerAdmin);
+    await provider.saveWebhook(platform.url('example-integrator'), INTEGRATOR_SECRET);
+    await provider.setSuggestionsEnabled(true);
+
+    const context = await browser.newContext();
+    const page = await signIn(context, 'hana@northside.example', 'portal');
+    await page.getByRole('link', { name: 'Invites' }).click();
+    await page.getByLabel('Tidewater Integrations').check();
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('3 contacts found.').waitFor();
+    await expect(await page.getByRole('list', { name: 'Providers searched' }).textContent()).toMatch(/Tidewater Integrations: ok 3 returned/);
+    await page.getByLabel('Select Ada Lovelace').check();
+    await page.getByLabel('Select Grace Hopper').check();
+    await expectAccessible(page, 'invites');
+    await page.getByRole('button', { name: 'Invite 2 selected' }).click();
+    await page.getByText('2 invitations sent.').waitFor();
+    await eventually(() => smtp.to('ada@example.com').length > 0 && smtp.to('grace@example.com').length > 0, 15_000, 'both invitations e-mailed');
+  });
+});
+
+describe('a sender watches an offer', () => {
+  inBrowser('sees two workers’ answers arrive without reloading, then completes with the chosen one', async () => {
+    const offers = new OffersClient(platform.url('offers-api'), sender.apiKey);
+    const offerId = expectStatus(await offers.createOffer(offerBody(sender.user.id, workerIds, { title: 'Banqueting staff, Friday' })), 201).text;
+
+    const context = await browser.newContext();
+    const page = await signIn(context, 'sam@harbour.example', 'portal');
+    await page.getByRole('link', { name: 'Banqueting staff, Friday' }).click();
+    await page.getByText('0 applied of 2').waitFor();
+    await expectAccessible(page, 'offer');
+
+    expectStatus(await offers.as(workerTokens[0]).answer(offerId, 'applied'), 200);
+    await page.getByText('1 applied of 2').waitFor({ timeout: 10_000 });
+    expectStatus(await offers.as(workerTokens[1]).answer(offerId, 'applied'), 200);
+    await page.getByText('2 applied of 2').waitFor({ timeout: 10_000 });
+
+    await page.getByLabel('Wanda Okafor').check();
+    await page.getByRole('button', { name: 'Complete with 1 chosen' }).click();
+    await page.getByText('Completed with 1 worker').waitFor();
+    const offer = expectStatus(await offers.getOffer(offerId), 200).json as { complete: boolean; recipients: Array<{ workerId: string; confirmation: string }> };
+    expect(offer.complete).toBe(true);
+    expect(Object.fromEntries(offer.recipients.map((r) => [r.workerId, r.confirmation]))).toEqual({ [workerIds[0]]: 'successful', [workerIds[1]]: 'unsuccessful' });
+
+    await page.getByRole('link', { name: 'Offers' }).click();
+    await page.getByRole('link', { name: 'Banqueting staff, Friday' }).waitFor();
+    await expectAccessible(page, 'offers');
+  });
+});
+
+describe('a worker on a phone', () => {
+  inBrowser('signs in by link, sees the offer and applies', async () => {
+    const offers = new OffersClient(platform.url('offers-api'), sender.apiKey);
+    const offerId = expectStatus(await offers.createOffer(offerBody(sender.user.id, [workerIds[1]], { title: 'Kitchen porter, Saturday' })), 201).text;
+
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const page = await signIn(context, workerEmails[1], 'worker');
+    await page.getByRole('heading', { name: 'Your offers' }).waitFor();
+    await expectAccessible(page, 'worker-offers');
+    await page.getByRole('link', { name: 'Kitchen porter, Saturday' }).tap();
+    await page.getByRole('button', { name: 'Apply' }).waitFor();
+    await expectAccessible(page, 'worker-offer');
+    await page.getByRole('button', { name: 'Apply' }).tap();
+    await page.getByText('You applied.').waitFor();
+    const seen = expectStatus(await offers.getOffer(offerId), 200).json as { recipients: Array<{ response: string }> };
+    expect(seen.recipients[0].response).toBe('applied');
+    // Nothing on the page is wider than the phone.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+
+    await page.getByRole('link', { name: 'Notifications' }).tap();
+    await page.getByRole('heading', { name: 'Notifications' }).waitFor();
+    await expectAccessible(page, 'worker-notifications');
+    await page.getByRole('link', { name: 'Contacts' }).tap();
+    await page.getByText('Tidewater Integrations').waitFor();
+    await expectAccessible(page, 'worker-contacts');
+  });
+
+  it('checked every page of the portal with axe', () => {
+    expect(pagesChecked.sort()).toEqual(
+      ['company-profile', 'company-profile-failed', 'invites', 'webhooks-after-outage', 'offer', 'offers', 'sign-in', 'webhooks', 'worker-contacts', 'worker-notifications', 'worker-offer', 'worker-offers'].sort(),
+    );
+  });
+});
