@@ -18,6 +18,12 @@ describe('npm start output', () => {
     expect(shown).not.toContain('hostname');
   });
 
+  it('shows a request line with its method, URL, status and time', () => {
+    const request = { req: { id: 'abc', method: 'GET', url: '/offer/42' }, statusCode: 404, responseTime: 8, msg: 'request completed' };
+    const shown = serviceLogLine('pretty')('offers-api', line(request));
+    expect(shown).toMatch(/INFO: offers-api: request completed: GET \/offer\/42 404 in 8 ms$/);
+  });
+
   it('leaves out Nest’s start-up listing, and passes other lines through labelled', () => {
     const format = serviceLogLine('pretty');
     expect(format('offers-api', line({ context: 'RouterExplorer', msg: 'Mapped {/offer, POST} route' }))).toBeUndefined();

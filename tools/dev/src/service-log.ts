@@ -22,8 +22,8 @@ export function serviceLogLine(format: LogFormat, colorize = false): (app: strin
   const pretty = prettyFactory({
     colorize,
     translateTime: 'SYS:HH:MM:ss.l',
-    ignore: 'pid,hostname,name,context,req,res,responseTime',
-    messageFormat: '{name}{if context} [{context}]{end}: {msg}',
+    ignore: 'pid,hostname,name,context,req,res,statusCode,responseTime',
+    messageFormat: '{name}{if context} [{context}]{end}: {msg}{if statusCode}: {req.method} {req.url} {statusCode} in {responseTime} ms{end}',
     singleLine: true,
   });
   return (app, line) => {

@@ -4,8 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Logger } from 'nestjs-pino';
-import { requestIdFor } from '../logging/logging.js';
+import { Logger, PinoLogger } from 'nestjs-pino';
+import { logRequests, requestIdFor } from '../logging/logging.js';
 import { installMetrics } from '../metrics/http-metrics.js';
 import { isServiceWorker } from '../process/service-processes.js';
 import { ApiVersionGuard } from './api-version.guard.js';
@@ -89,6 +89,7 @@ export async function createHttpService(
     if (problems) throw ProblemException.validation(problems);
   });
   fastify.addHook('onSend', async (request, reply) => beforeAnswer(request, reply));
+  if (config.HTTP_REQUEST_LOGS) logRequests(fastify, PinoLogger.root);
   // The last thing the application closes: spans of its shutdown (the relay's last publishes) go too.
   fastify.addHook('onClose', () => stopTracing());
   installMetrics(fastify, { token: config.METRICS_TOKEN });

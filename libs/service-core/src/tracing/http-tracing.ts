@@ -1,7 +1,7 @@
 import { type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { REQUEST_ID_HEADER, runInContext, saneRequestId, startSpan, tracingOn, withRequestId } from './trace-context.js';
+import { REQUEST_ID_HEADER, runInContext, saneRequestId, startSpan, tracingOn, withHttpRequest } from './trace-context.js';
 
 /**
  * Runs every request in its trace from its first hook on (so guards, the body parser's callbacks,
@@ -21,7 +21,7 @@ export function traceRequests(fastify: FastifyInstance): void {
     const span = started.span;
     if (span) reply.raw.once('close', () => endRequestSpan(span, reply));
     request.id = saneRequestId(request.headers[REQUEST_ID_HEADER]) ?? trace.getSpanContext(started.context)?.traceId ?? request.id;
-    runInContext(withRequestId(started.context, request.id), done);
+    runInContext(withHttpRequest(started.context, { id: request.id, method: request.method, url: request.url }), done);
   });
 }
 

@@ -43,6 +43,14 @@ export interface CarriedTrace {
 }
 
 const REQUEST_ID = createContextKey('platform request id');
+const HTTP_REQUEST = createContextKey('platform HTTP request');
+
+/** The HTTP request in hand, as log lines name it. */
+export interface HttpRequestLabel {
+  id: string;
+  method: string;
+  url: string;
+}
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const propagator = new W3CTraceContextPropagator();
 const ids = new RandomIdGenerator();
@@ -106,9 +114,14 @@ export function continuedContext(carried: CarriedTrace | Record<string, unknown>
   return requestId === undefined ? continued : continued.setValue(REQUEST_ID, requestId);
 }
 
-/** The context `fn` runs in, with the request id it carries (see REQUEST_ID_HEADER). */
-export function withRequestId(of: Context, requestId: string): Context {
-  return of.setValue(REQUEST_ID, requestId);
+/** The context an HTTP request's work runs in: its id (see REQUEST_ID_HEADER), method and URL. */
+export function withHttpRequest(of: Context, request: HttpRequestLabel): Context {
+  return of.setValue(REQUEST_ID, request.id).setValue(HTTP_REQUEST, request);
+}
+
+/** The HTTP request whose work is in hand, if any. */
+export function currentHttpRequest(): HttpRequestLabel | undefined {
+  return context.active().getValue(HTTP_REQUEST) as HttpRequestLabel | undefined;
 }
 
 /** Runs `fn` in the carried trace, without a span of its own. */
