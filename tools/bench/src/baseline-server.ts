@@ -12,9 +12,17 @@ import { INSERT_OFFER_SQL, insertOfferParams, type NewOffer, SELECT_OFFER_JSON_S
  * Statements are prepared once per connection (named), as offers-api runs them (`runPrepared`).
  *
  * Env: DATABASE_URL, PORT, ORGANISATION_ID (fixed tenant), WORKER_NAMES (JSON {workerId: name}),
- * DATABASE_POOL_SIZE (default 20, as offers-api).
+ * DATABASE_POOL_SIZE (default 20, as offers-api), OFFERS_SCHEMA (where it writes offers: a copy of
+ * offers-api's tables, so that offers-api's relay, running beside it, never publishes its rows;
+ * default `offers`). It reads offers from offers-api's own tables.
  */
 const organisationId = required('ORGANISATION_ID');
+const schema = process.env.OFFERS_SCHEMA ?? 'offers';
+// offers-api's statement, its three tables named in the baseline's schema.
+const insertOfferSql = INSERT_OFFER_SQL.replaceAll('offers.offer ', `${schema}.offer `)
+  .replaceAll('offers.recipient ', `${schema}.recipient `)
+  .replaceAll('"offers".outbox', `"${schema}".outbox`);
+if (schema !== 'offers' && /offers\.|"offers"/.test(insertOfferSql)) throw new Error(`offers-api's INSERT_OFFER names a table this baseline does not move to ${schema}`);
 const workerNames = JSON.parse(process.env.WORKER_NAMES ?? '{}') as Record<string, string>;
 const pool = new pg.Pool({
   connectionString: required('DATABASE_URL'),
@@ -63,7 +71,7 @@ app.post('/offer', async (request, reply) => {
     workerIds: body.workerIds,
   };
   const values = insertOfferParams(offer, { eventId: event.eventId, subject: EventSubject.OfferCreated, payload: JSON.stringify(event) });
-  await pool.query({ name: 'bench.insert-offer', text: INSERT_OFFER_SQL, values });
+  await pool.query({ name: 'bench.insert-offer', text: insertOfferSql, values });
   return reply.code(201).header('location', `/offer/${offer.id}`).type('text/plain; charset=utf-8').send(offer.id);
 });
 

@@ -8,7 +8,7 @@ import { type BenchReport, formatReport, saveReport } from './report.js';
 
 /**
  * `npm run bench [-- offers] [--duration=10 --warmup=3 --post-connections=.. --get-connections=..
- *  --rate=300 --rate-connections=.. --offers=100]`, `npm run bench -- worst-offer [--repeats=20]`, or the same as BENCH_DURATION, BENCH_WARMUP, ...
+ *  --rate=300 --rate-connections=.. --offers=100 --rounds=3]`, `npm run bench -- worst-offer [--repeats=20]`, or the same as BENCH_DURATION, BENCH_WARMUP, ...
  * `--cluster` (BENCH_CLUSTER=true) runs offers and platform on a three-node NATS cluster, the stream replicated three times.
  * Exits 0 when targets are missed (it is a measurement); 1 when the benchmark itself failed.
  */
@@ -20,6 +20,7 @@ const OPTIONS = {
   rate: { env: 'BENCH_RATE', default: 300 },
   'rate-connections': { env: 'BENCH_RATE_CONNECTIONS', default: 10 },
   offers: { env: 'BENCH_OFFERS', default: 100 },
+  rounds: { env: 'BENCH_ROUNDS', default: 3 },
   'answer-rate': { env: 'BENCH_ANSWER_RATE', default: 100 },
   'busy-answer-rate': { env: 'BENCH_BUSY_ANSWER_RATE', default: 400 },
   'offer-rate': { env: 'BENCH_OFFER_RATE', default: 20 },
@@ -44,6 +45,7 @@ const BENCHMARKS: Record<string, (settings: Settings, signal: AbortSignal, defer
       fixedRate: o.rate,
       fixedRateConnections: o['rate-connections'],
       offers: o.offers,
+      rounds: o.rounds,
       workers: 10,
       natsCluster: o.cluster,
     };

@@ -30,6 +30,8 @@ export interface RatioFigures {
   ours: number;
   bare: number;
   ratio: number;
+  /** Each round's ratio, when offers-api and the baseline were measured in turns; `ratio` is their median. */
+  rounds?: number[];
   minimum: number;
   pass: boolean;
 }
@@ -111,8 +113,16 @@ export function formatReport(report: BenchReport): string {
     ...section(
       report.ratios.length > 0,
       table(
-        ['Ratio offers-api / bare', 'offers-api req/s', 'bare req/s', 'ratio', 'minimum', 'result'],
-        report.ratios.map((r) => [r.name, r.ours.toFixed(0), r.bare.toFixed(0), r.ratio.toFixed(2), r.minimum.toFixed(2), r.pass ? 'PASS' : 'FAIL']),
+        ['Ratio offers-api / bare', 'offers-api req/s', 'bare req/s', 'ratio', 'rounds', 'minimum', 'result'],
+        report.ratios.map((r) => [
+          r.name,
+          r.ours.toFixed(0),
+          r.bare.toFixed(0),
+          r.ratio.toFixed(2),
+          r.rounds?.map((value) => value.toFixed(2)).join(' ') ?? '',
+          r.minimum.toFixed(2),
+          r.pass ? 'PASS' : 'FAIL',
+        ]),
       ),
     ),
     table(
