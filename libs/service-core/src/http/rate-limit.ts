@@ -48,6 +48,7 @@ export async function installRateLimit(fastify: FastifyInstance, options: RateLi
   fastify.addHook('onClose', async () => {
     redis.disconnect();
   });
+  await firstConnection(redis);
   await fastify.register(rateLimit, {
     global: true,
     max: options.perMinute,
@@ -76,9 +77,11 @@ export async function installRateLimit(fastify: FastifyInstance, options: RateLi
 export class KeyedRateLimit {
   private readonly redis: Redis;
   private readonly counter: LeasedCounter;
+  private readonly connected: Promise<void>;
 
   constructor(options: Pick<RateLimitOptions, 'redis' | 'keyPrefix'>, name: string) {
     this.redis = connectLimitRedis(options.redis);
+    this.connected = firstConnection(this.redis);
     this.counter = new LeasedCounter(redisLeases(this.redis, `${options.keyPrefix}:rate-limit:${name}:`));
   }
 
@@ -89,6 +92,7 @@ export class KeyedRateLimit {
   async take(key: string, max: number, windowMs: number, detail: string): Promise<void> {
     if (max <= 0) return;
     let count: { current: number; ttl: number };
+    await this.connected;
     try {
       count = await this.counter.count(keyDigest(key), max, windowMs);
     } catch {
@@ -114,12 +118,33 @@ function retryAfterSeconds(ttlMs: number): number {
   return Math.max(1, Math.ceil(ttlMs / 1000));
 }
 
+/** How long a limit waits for Redis: to open its connection, and for nothing after. */
+const LIMIT_CONNECT_TIMEOUT_MS = 1_000;
+
 /**
  * The counters' own Redis connection: short timeouts and no offline queue, so a limit never waits on
  * Redis; its errors are dropped here (requests are let through; the health check reports Redis).
  */
 function connectLimitRedis(target: RedisTarget): Redis {
-  const redis = connectRedis(target, { connectTimeout: 1_000, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const redis = connectRedis(target, { connectTimeout: LIMIT_CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', () => undefined);
   return redis;
+}
+
+/**
+ * Settles when the connection is first ready, or after the connection timeout if Redis cannot be
+ * reached. Without the offline queue, a count sent before it fails, and a process that has just
+ * started would let its first requests through uncounted.
+ */
+function firstConnection(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((settle) => {
+    const timer = setTimeout(done, LIMIT_CONNECT_TIMEOUT_MS);
+    redis.once('ready', done);
+    function done() {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      settle();
+    }
+  });
 }
