@@ -44,11 +44,11 @@ export function rateLimitKey(request: FastifyRequest): string {
  */
 export async function installRateLimit(fastify: FastifyInstance, options: RateLimitOptions): Promise<void> {
   if (options.perMinute <= 0) return;
-  const redis = connectLimitRedis(options.redis);
+  const { redis, opened } = connectLimitRedis(options.redis);
   fastify.addHook('onClose', async () => {
     redis.disconnect();
   });
-  await firstConnection(redis);
+  await opened;
   await fastify.register(rateLimit, {
     global: true,
     max: options.perMinute,
@@ -76,12 +76,11 @@ export async function installRateLimit(fastify: FastifyInstance, options: RateLi
  */
 export class KeyedRateLimit {
   private readonly redis: Redis;
+  private readonly opened: Promise<void>;
   private readonly counter: LeasedCounter;
-  private readonly connected: Promise<void>;
 
   constructor(options: Pick<RateLimitOptions, 'redis' | 'keyPrefix'>, name: string) {
-    this.redis = connectLimitRedis(options.redis);
-    this.connected = firstConnection(this.redis);
+    ({ redis: this.redis, opened: this.opened } = connectLimitRedis(options.redis));
     this.counter = new LeasedCounter(redisLeases(this.redis, `${options.keyPrefix}:rate-limit:${name}:`));
   }
 
@@ -92,7 +91,7 @@ export class KeyedRateLimit {
   async take(key: string, max: number, windowMs: number, detail: string): Promise<void> {
     if (max <= 0) return;
     let count: { current: number; ttl: number };
-    await this.connected;
+    await this.opened;
     try {
       count = await this.counter.count(keyDigest(key), max, windowMs);
     } catch {
@@ -124,21 +123,14 @@ const LIMIT_CONNECT_TIMEOUT_MS = 1_000;
 /**
  * The counters' own Redis connection: short timeouts and no offline queue, so a limit never waits on
  * Redis; its errors are dropped here (requests are let through; the health check reports Redis).
+ * Without the offline queue a count sent before the connection first opens fails, and a process that
+ * has just started would let its first requests through uncounted: `opened` settles when it first
+ * opens, or after the connection timeout if Redis cannot be reached, and limits wait for it.
  */
-function connectLimitRedis(target: RedisTarget): Redis {
+function connectLimitRedis(target: RedisTarget): { redis: Redis; opened: Promise<void> } {
   const redis = connectRedis(target, { connectTimeout: LIMIT_CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', () => undefined);
-  return redis;
-}
-
-/**
- * Settles when the connection is first ready, or after the connection timeout if Redis cannot be
- * reached. Without the offline queue, a count sent before it fails, and a process that has just
- * started would let its first requests through uncounted.
- */
-function firstConnection(redis: Redis): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((settle) => {
+  const opened = new Promise<void>((settle) => {
     const timer = setTimeout(done, LIMIT_CONNECT_TIMEOUT_MS);
     redis.once('ready', done);
     function done() {
@@ -147,4 +139,5 @@ function firstConnection(redis: Redis): Promise<void> {
       settle();
     }
   });
+  return { redis, opened };
 }
