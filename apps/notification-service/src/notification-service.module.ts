@@ -7,6 +7,7 @@ import { NotificationServiceConfig } from './config/notification-service.config.
 import { DevPushController } from './dev/dev-push.controller.js';
 import { DevicesRepository, NOTIFICATIONS_SCHEMA } from './devices/devices.repository.js';
 import { WorkerDevicesController } from './devices/worker-devices.controller.js';
+import { DigestSweep } from './email/digest-sweep.js';
 import { EmailRepository } from './email/email.repository.js';
 import { EmailService } from './email/email.service.js';
 import { Mailer } from './email/mailer.js';
@@ -62,6 +63,7 @@ export class NotificationServiceModule {
       EmailRepository,
       Mailer,
       EmailService,
+      DigestSweep,
     ];
     if (devEndpoints) {
       controllers.push(DevPushController);

@@ -9,18 +9,30 @@ import type {
   WebhookEndpointDisabledEvent,
 } from '@availability/contracts';
 import { DirectoryPattern } from '@availability/contracts';
-import { answerRequests, eventually, freePort, SmtpSink, startTestPlatform, type TestPlatform } from '@availability/testing';
+import {
+  answerRequests,
+  eventually,
+  freePort,
+  queryDatabase,
+  SmtpSink,
+  startTestPlatform,
+  startTestRedisServer,
+  type TestPlatform,
+  type TestRedisServer,
+} from '@availability/testing';
 import { envelope, EventPublisher, sleep } from './helpers.js';
 
 /**
  * E-mail through a real SMTP server on loopback: invitations, the offer's notify address told of
  * answers (digested per window) and of completion or withdrawal, and disabled-webhook notices to
- * the organisation's admins (the directory's answer comes from a small fake responder here).
+ * the organisation's admins (the directory's answer comes from a small fake responder here). Its
+ * Redis is a private server, so its data can be taken away.
  */
 const WINDOW_MS = 2_000;
 let platform: TestPlatform;
 let events: EventPublisher;
 let smtp: SmtpSink;
+let redis: TestRedisServer;
 const organisationId = randomUUID();
 const contactRequests: unknown[] = [];
 
@@ -28,7 +40,9 @@ beforeAll(async () => {
   smtp = new SmtpSink();
   const smtpPort = await freePort();
   await smtp.listen(smtpPort);
+  redis = await startTestRedisServer();
   platform = await startTestPlatform(['notification-service'], {
+    REDIS_URL: redis.url,
     SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
     MAIL_FROM: 'Availability <no-reply@availability.test>',
     EMAIL_DIGEST_WINDOW_MS: String(WINDOW_MS),
@@ -47,6 +61,7 @@ afterAll(async () => {
   await events?.close();
   await platform?.stop();
   await smtp?.close();
+  await redis?.stop();
 });
 
 function offerCreated(notifyEmailAddress: string | null, workerIds: string[], title: string): OfferCreatedEvent {
@@ -173,6 +188,24 @@ describe("offer notify address", () => {
     expect(mails[0].subject).toBe('Offer complete: “Quick close”');
     expect(mails[0].text).toContain('Answers since the last e-mail:');
     expect(mails[0].text).toContain('worker-x: applied');
+  });
+
+  it("an answer's digest goes out even when Redis loses its data before the answer's window ends", async () => {
+    const notify = `lost.${randomBytes(3).toString('hex')}@acme.test`;
+    const offer = offerCreated(notify, ['worker-r'], 'Redis went away');
+    await events.publish('offers.created', offer);
+    await sleep(300);
+    await startOfWindow();
+    const recorded = answer(offer.offerId, 'worker-r', 'applied');
+    await events.publish('offers.response.recorded', recorded);
+    await eventually(
+      async () => (await queryDatabase(platform.database.url, 'SELECT 1 FROM notifications.offer_answer WHERE event_id = $1', [recorded.eventId])).length > 0,
+      5_000,
+      'the answer recorded',
+    );
+    await redis.loseData();
+    await eventually(() => smtp.to(notify).length > 0, WINDOW_MS * 4, 'the digest');
+    expect(smtp.to(notify)[0].text).toContain('worker-r: applied');
   });
 
   it('withdrawal: one e-mail; an offer without a notify address e-mails nobody', async () => {

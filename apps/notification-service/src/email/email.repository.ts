@@ -43,6 +43,16 @@ export class EmailRepository {
     return rows.length > 0;
   }
 
+  /** Offers with answers recorded in [from, to) that still wait for their e-mail. */
+  async offersWithWaitingAnswers(from: Date, to: Date): Promise<string[]> {
+    const rows: Array<{ offerId: string }> = await this.dataSource.query(
+      `SELECT DISTINCT offer_id AS "offerId" FROM notifications.offer_answer
+       WHERE emailed_at IS NULL AND recorded_at >= $1 AND recorded_at < $2`,
+      [from, to],
+    );
+    return rows.map((row) => row.offerId);
+  }
+
   /**
    * Runs `work` with the offer locked and its answers not yet e-mailed (oldest first); when `work`
    * succeeds they are marked e-mailed in the same transaction. The lock serialises a digest and

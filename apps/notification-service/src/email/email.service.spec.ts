@@ -11,28 +11,40 @@ import { EmailService, NotReadyError } from './email.service.js';
 function serviceWith(offers: Record<string, string | null>) {
   const reads: string[] = [];
   const jobs: string[] = [];
+  const recorded: string[] = [];
   const repository = {
     recordOffer: async (event: OfferCreatedEvent) => void (offers[event.offerId] = event.notifyEmailAddress ?? null),
     offer: async (offerId: string) => {
       reads.push(offerId);
       return offerId in offers ? { offerId, notifyEmailAddress: offers[offerId] } : undefined;
     },
-    recordAnswer: async () => true,
+    recordAnswer: async (event: OfferResponseRecordedEvent) => Boolean(recorded.push(event.offerId)),
   } as unknown as EmailRepository;
-  const queues = { add: async (_queue: string, _name: string, _data: unknown, options: { jobId: string }) => void jobs.push(options.jobId) } as unknown as JobQueues;
+  const queues = {
+    add: async (_queue: string, _name: string, _data: unknown, options: { jobId: string }) => void jobs.push(options.jobId),
+    addBulk: async (_queue: string, added: Array<{ opts: { jobId: string } }>) => void jobs.push(...added.map((job) => job.opts.jobId)),
+  } as unknown as JobQueues;
   const config = { EMAIL_DIGEST_WINDOW_MS: 60_000, EMAIL_ATTEMPTS: 3, EMAIL_BACKOFF_MS: 1_000 } as NotificationServiceConfig;
-  return { service: new EmailService(config, queues, repository, {} as Mailer, {} as RequestReply), reads, jobs };
+  return { service: new EmailService(config, queues, repository, {} as Mailer, {} as RequestReply), reads, jobs, recorded };
 }
 
 const answer = (offerId: string) => ({ eventId: `e-${offerId}`, offerId, workerId: 'w1', response: 'applied' }) as OfferResponseRecordedEvent;
 
 describe('EmailService answers', () => {
-  it('reads an offer’s notify address once, not once per answer', async () => {
-    const { service, reads, jobs } = serviceWith({ quiet: null, watched: 'ops@example.com' });
+  it('reads an offer’s notify address once, not once per answer, and records only the answers someone is told of', async () => {
+    const { service, reads, jobs, recorded } = serviceWith({ quiet: null, watched: 'ops@example.com' });
     for (let i = 0; i < 5; i += 1) await service.onAnswer(answer('quiet'), 1);
     for (let i = 0; i < 3; i += 1) await service.onAnswer(answer('watched'), 1);
     expect(reads).toEqual(['quiet', 'watched']);
-    expect(jobs).toHaveLength(3); // one digest job id per answer to the watched offer (the same id, de-duplicated by BullMQ)
+    expect(recorded).toEqual(['watched', 'watched', 'watched']);
+    expect(jobs).toEqual([]); // the digest is queued by the sweep when the window ends
+  });
+
+  it('queues one digest per offer and window, with ids a second sweep repeats', async () => {
+    const { service, jobs } = serviceWith({});
+    await service.queueDigests(['a', 'b'], 120_000);
+    await service.queueDigests(['a'], 120_000);
+    expect(jobs).toEqual(['digest.a.120000', 'digest.b.120000', 'digest.a.120000']);
   });
 
   it('knows a recorded offer without reading it back, and still waits for an offer it has not seen', async () => {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { type Job, UnrecoverableError } from 'bullmq';
+import { type Job, type JobsOptions, UnrecoverableError } from 'bullmq';
 import { Value } from '@sinclair/typebox/value';
 import {
   DirectoryPattern,
@@ -19,7 +19,6 @@ import { NotificationServiceConfig } from '../config/notification-service.config
 import {
   answersDigestEmail,
   digestJobId,
-  digestWindow,
   inviteEmail,
   type MailMessage,
   offerClosedEmail,
@@ -48,6 +47,7 @@ const NOTIFY_ADDRESS_TTL_MS = 24 * 60 * 60 * 1000;
  * E-mail: invitations, answers to an offer's notify address (digested per window), the offer's
  * completion or withdrawal, and disabled-webhook notices to an organisation's admins. Every e-mail
  * is a BullMQ job with a deterministic id, so a redelivered event never sends a second one.
+ * Answers are only recorded: their digests are queued by DigestSweep.
  */
 @Injectable()
 export class EmailService implements OnApplicationBootstrap {
@@ -79,12 +79,18 @@ export class EmailService implements OnApplicationBootstrap {
     this.notifyAddresses.set(event.offerId, event.notifyEmailAddress ?? null, NOTIFY_ADDRESS_TTL_MS);
   }
 
+  /** An answer waits in the database for its window's digest, which DigestSweep queues when the window ends. */
   async onAnswer(event: OfferResponseRecordedEvent, deliveryCount: number): Promise<void> {
     if (!(await this.notifyAddressOf(event.offerId, deliveryCount))) return;
     await this.repository.recordAnswer(event);
-    // Also after a redelivery: the answer may be recorded while its job was never added (crash between).
-    const { windowStart, sendAt } = digestWindow(Date.now(), this.config.EMAIL_DIGEST_WINDOW_MS);
-    await this.enqueue(digestJobId(event.offerId, windowStart), { kind: 'digest', offerId: event.offerId }, Math.max(0, sendAt - Date.now()));
+  }
+
+  /** The digests of the window that started at `windowStart`, one job per offer (ids de-duplicate repeats). */
+  async queueDigests(offerIds: string[], windowStart: number): Promise<void> {
+    await this.jobs.addBulk(
+      QueueName.Email,
+      offerIds.map((offerId) => ({ name: 'digest', data: { kind: 'digest', offerId } satisfies EmailJob, opts: this.jobOptions(digestJobId(offerId, windowStart)) })),
+    );
   }
 
   async onOfferClosed(event: { eventId: string; offerId: string }, outcome: OfferOutcome, deliveryCount: number): Promise<void> {
@@ -116,7 +122,7 @@ export class EmailService implements OnApplicationBootstrap {
   async sendSignInLinks(request: unknown): Promise<SendSignInLinksReply> {
     if (!Value.Check(SendSignInLinksRequest, request)) throw new Error('not a SendSignInLinks request');
     const jobId = signInJobId(request);
-    await this.enqueue(jobId, { kind: 'send', id: jobId, message: signInLinksEmail(request, this.config.PORTAL_URL) }, 0, { keep: false });
+    await this.enqueue(jobId, { kind: 'send', id: jobId, message: signInLinksEmail(request, this.config.PORTAL_URL) }, { keep: false });
     return { queued: true, jobId };
   }
 
@@ -153,15 +159,18 @@ export class EmailService implements OnApplicationBootstrap {
   }
 
   /** `keep: false` for a job whose data must not outlive it (sign-in codes): removed once done, sent or not. */
-  private async enqueue(jobId: string, data: EmailJob, delay = 0, { keep = true } = {}): Promise<void> {
-    await this.jobs.add(QueueName.Email, data.kind, data, {
+  private async enqueue(jobId: string, data: EmailJob, { keep = true } = {}): Promise<void> {
+    await this.jobs.add(QueueName.Email, data.kind, data, this.jobOptions(jobId, { keep }));
+  }
+
+  private jobOptions(jobId: string, { keep = true } = {}): JobsOptions & { jobId: string } {
+    return {
       jobId,
-      delay,
       attempts: this.config.EMAIL_ATTEMPTS,
       backoff: { type: 'exponential', delay: this.config.EMAIL_BACKOFF_MS },
       removeOnComplete: keep ? { age: 24 * 3600, count: 10_000 } : true,
       removeOnFail: keep ? { age: 7 * 24 * 3600 } : true,
-    });
+    };
   }
 
   /** The offer's notify address (null: none; undefined: the offer never became known). */
