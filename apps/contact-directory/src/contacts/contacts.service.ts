@@ -25,13 +25,13 @@ export class ContactsService {
     const result = await this.repository.transaction(async (manager) => {
       const added = await this.repository.addContact(manager, randomUUID(), workerId, target);
       if (!added.found) throw ProblemException.notFound('The organisation');
-      if (added.created) {
-        const event = newEvent<Pick<ContactAddedEvent, 'contactId' | 'workerId'>>(target, { contactId: added.id as string, workerId });
-        await appendToOutbox(manager, DIRECTORY_SCHEMA, [outboxMessage(EventSubject.ContactAdded, event)]);
-      }
-      return added;
+      if (!added.created) return { ...added, message: undefined };
+      const event = newEvent<Pick<ContactAddedEvent, 'contactId' | 'workerId'>>(target, { contactId: added.id as string, workerId });
+      const message = outboxMessage(EventSubject.ContactAdded, event);
+      await appendToOutbox(manager, DIRECTORY_SCHEMA, [message]);
+      return { ...added, message };
     });
-    if (result.created) this.relay.wake();
+    if (result.message) this.relay.publishCommitted([result.message]);
     return { contact: { id: result.id as string, organisationId: target }, created: result.created };
   }
 

@@ -40,7 +40,7 @@ export class InvitationsService {
     const invitations = [...unique.values()];
     await this.assertSuggestersExist(dto);
 
-    const results = await this.repository.transaction(async (manager) => {
+    const { results, messages } = await this.repository.transaction(async (manager) => {
       const recorded = await this.repository.insertInvitations(manager, user.organisationId, user.userId, invitations);
       const messages = recorded
         .filter((entry) => entry.created)
@@ -58,9 +58,9 @@ export class InvitationsService {
           return outboxMessage(EventSubject.InviteCreated, event);
         });
       await appendToOutbox(manager, DIRECTORY_SCHEMA, messages);
-      return recorded;
+      return { results: recorded, messages };
     });
-    if (results.some((entry) => entry.created)) this.relay.wake();
+    this.relay.publishCommitted(messages);
 
     const byEmail = new Map(results.map((entry) => [entry.email.toLowerCase(), entry]));
     // An address given twice in one request is one invitation: only its first mention reports it as created.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventSubject, type OfferResponseRecordedEvent, RecipientResponse, type WorkerAnswer } from '@availability/contracts';
-import { outboxMessage } from '@availability/messaging';
+import { type OutboxMessage, outboxMessage } from '@availability/messaging';
 
 /** The `offers.response.recorded` event as its statement writes it (OffersRepository.answer). */
 export interface AnswerEvent {
@@ -36,4 +36,9 @@ export function answerEvent(offerId: string, workerId: string, response: WorkerA
   };
   const checked = outboxMessage(EventSubject.OfferResponseRecorded, event);
   return { eventId: checked.eventId, subject: EventSubject.OfferResponseRecorded, at: event.occurredAt, traceparent: checked.traceparent, requestId: checked.requestId };
+}
+
+/** The outbox row the answer's statement wrote, as the relay publishes it: `payload` is the row's JSON as written. */
+export function answerMessage(event: AnswerEvent, payload: string): OutboxMessage {
+  return { eventId: event.eventId, subject: event.subject, payload, traceparent: event.traceparent, requestId: event.requestId };
 }

@@ -141,9 +141,10 @@ const ANSWER: PreparedStatement = {
              'offerId', $1::uuid, 'workerId', $2::uuid, 'response', $3::text, 'previousResponse', a.previous, 'respondedAt', $7::text
            ), $8::text, $9::text
            FROM answered a
+           RETURNING payload::text
          )
          SELECT t.organisation_id AS "organisationId", t.widthdrawn, t.complete, t.ended, t.response,
-                EXISTS (SELECT FROM answered) AS recorded,
+                EXISTS (SELECT FROM answered) AS recorded, (SELECT payload FROM event) AS "eventPayload",
                 -- The offer as the worker now sees it (the statement's snapshot predates its own update);
                 -- json, not jsonb, keeps the keys in the order of the other worker routes.
                 json_build_object(
@@ -160,6 +161,8 @@ export interface AnswerOutcome extends OfferState {
   /** The answer before this one. */
   response: string;
   recorded: boolean;
+  /** The event the answer wrote to the outbox, as written (null when nothing was recorded). */
+  eventPayload: string | null;
   /** The offer as the worker sees it after the answer, so the route needs no second statement. */
   view: WorkerOfferView;
 }

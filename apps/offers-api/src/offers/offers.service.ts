@@ -12,7 +12,7 @@ import {
 import { appendToOutbox, newEvent, OutboxRelay, outboxMessage } from '@availability/messaging';
 import { bodyFingerprint, type FieldErrors, ProblemException } from '@availability/service-core';
 import { DirectoryClient } from '../directory/directory.client.js';
-import { answerEvent } from './answer-event.js';
+import { answerEvent, answerMessage } from './answer-event.js';
 import {
   assertWorkerCanAnswer,
   checkTimeSlots,
@@ -38,7 +38,7 @@ export interface CreatedOffer {
 
 /**
  * The offer lifecycle. Every state change and the event announcing it commit in one transaction
- * (outbox); the relay is woken right after commit so events leave within milliseconds.
+ * (outbox); the relay publishes them right after the commit, so events leave within milliseconds.
  */
 @Injectable()
 export class OffersService {
@@ -71,7 +71,7 @@ export class OffersService {
 
     if (!idempotencyKey) {
       await this.repository.insertOffer(offer, message);
-      this.relay.wake();
+      this.relay.publishCommitted([message]);
       return { offerId: offer.id, replayed: false };
     }
     const result = await this.repository.transaction(async (manager) => {
@@ -80,7 +80,7 @@ export class OffersService {
       await this.repository.insertOffer(offer, message, manager);
       return { offerId: offer.id, replayed: false };
     });
-    if (!result.replayed) this.relay.wake();
+    if (!result.replayed) this.relay.publishCommitted([message]);
     return result;
   }
 
@@ -100,7 +100,7 @@ export class OffersService {
   async complete(organisationId: string, offerId: string, body: unknown): Promise<void> {
     const assigned = parseAssignedWorkers(body);
     this.assertOfferId(offerId);
-    await this.repository.transaction(async (manager) => {
+    const message = await this.repository.transaction(async (manager) => {
       const offer = await this.repository.lockForSender(manager, organisationId, offerId);
       if (!offer) throw ProblemException.notFound('The offer');
       const plan = planCompletion(offer, await this.repository.recipients(manager, offerId), assigned);
@@ -111,31 +111,35 @@ export class OffersService {
         successfulWorkerIds: plan.successful,
         unsuccessfulWorkerIds: plan.unsuccessful,
       });
-      await appendToOutbox(manager, OFFERS_SCHEMA, [outboxMessage(EventSubject.OfferCompleted, event)]);
+      const completed = outboxMessage(EventSubject.OfferCompleted, event);
+      await appendToOutbox(manager, OFFERS_SCHEMA, [completed]);
+      return completed;
     });
-    this.relay.wake();
+    this.relay.publishCommitted([message]);
   }
 
   async withdraw(organisationId: string, offerId: string): Promise<void> {
     this.assertOfferId(offerId);
-    const withdrawn = await this.repository.transaction(async (manager) => {
+    const message = await this.repository.transaction(async (manager) => {
       const offer = await this.repository.lockForSender(manager, organisationId, offerId);
       if (!offer) throw ProblemException.notFound('The offer');
-      if (planWithdrawal(offer) === 'already-withdrawn') return false;
+      if (planWithdrawal(offer) === 'already-withdrawn') return undefined;
       const workerIds = await this.repository.markWithdrawn(manager, offerId);
       const event = newEvent<Pick<OfferWithdrawnEvent, 'offerId' | 'title' | 'workerIds'>>(organisationId, { offerId, title: offer.title, workerIds });
-      await appendToOutbox(manager, OFFERS_SCHEMA, [outboxMessage(EventSubject.OfferWithdrawn, event)]);
-      return true;
+      const withdrawn = outboxMessage(EventSubject.OfferWithdrawn, event);
+      await appendToOutbox(manager, OFFERS_SCHEMA, [withdrawn]);
+      return withdrawn;
     });
-    if (withdrawn) this.relay.wake();
+    if (message) this.relay.publishCommitted([message]);
   }
 
   /** A worker applies or rejects. The same answer again changes nothing and sends no second webhook. */
   async answer(workerId: string, offerId: string, response: WorkerAnswer): Promise<WorkerOfferView> {
     this.assertOfferId(offerId);
-    const outcome = await this.repository.answer(offerId, workerId, response, answerEvent(offerId, workerId, response, new Date()));
+    const event = answerEvent(offerId, workerId, response, new Date());
+    const outcome = await this.repository.answer(offerId, workerId, response, event);
     if (!outcome) throw ProblemException.notFound('The offer');
-    if (outcome.recorded) this.relay.wake();
+    if (outcome.recorded) this.relay.publishCommitted([answerMessage(event, outcome.eventPayload as string)]);
     // Not recorded: either the same answer again (nothing to do) or the offer is closed (409 says why).
     else assertWorkerCanAnswer(outcome);
     return outcome.view;

@@ -36,9 +36,10 @@ export class PostgresEndpointHealthStore implements EndpointHealthStore {
 
   async disable(organisationId: string, baseUrl: string, reason: string): Promise<void> {
     const event = newEvent<Pick<WebhookEndpointDisabledEvent, 'baseUrl' | 'reason'>>(organisationId, { baseUrl, reason });
-    if (await this.repository.disable(organisationId, baseUrl, reason, outboxMessage(EventSubject.WebhookEndpointDisabled, event))) {
+    const message = outboxMessage(EventSubject.WebhookEndpointDisabled, event);
+    if (await this.repository.disable(organisationId, baseUrl, reason, message)) {
       this.logger.warn(`disabled the endpoint of organisation ${organisationId}: ${reason}`);
-      this.relay.wake();
+      this.relay.publishCommitted([message]);
     }
   }
 

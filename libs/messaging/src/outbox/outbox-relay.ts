@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { JetStreamClient, JetStreamPublishOptions, PubAck } from '@nats-io/jetstream';
 import { SpanKind } from '@opentelemetry/api';
@@ -34,16 +33,19 @@ export interface OutboxOptions {
   /** False leaves rows for another instance's relay (e.g. a dedicated publisher). Default true. */
   enabled?: boolean;
   /**
-   * After a wake-up, wait this long before claiming rows, so the commits of a burst share one relay
-   * transaction instead of paying four round trips each. Adds at most this much latency. Default 3 ms.
+   * How old a row must be before the poll takes it. Younger rows belong to the instance that wrote
+   * them, which publishes them as it commits (`publishCommitted`). Default 1 s.
    */
-  lingerMs?: number;
+  handOverMs?: number;
+  /** How long published rows wait to be marked so, so that the marks of a trickle share a statement. Default 100 ms. */
+  markDelayMs?: number;
 }
 
 export const OUTBOX_OPTIONS = Symbol('OUTBOX_OPTIONS');
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 interface OutboxRow {
-  id: number;
   event_id: string;
   subject: string;
   payload: string;
@@ -75,10 +77,14 @@ export async function appendToOutbox(manager: EntityManager, schema: string, mes
 }
 
 /**
- * Publishes committed outbox rows to JetStream, in id order, with `Nats-Msg-Id = eventId` so a row
- * published twice (crash after publish, before marking) is stored once. Rows are claimed with
- * `FOR UPDATE SKIP LOCKED`, so any number of service instances can run a relay side by side. Each
- * publish continues the trace of the work that wrote the row (a span when tracing is on).
+ * Publishes committed outbox rows to JetStream with `Nats-Msg-Id = eventId`, so a row published twice
+ * (crash after publish, before marking) is stored once. Two ways, one for each case:
+ * - the rows a transaction of this process wrote, as soon as it commits (`publishCommitted`), straight
+ *   from memory, their marks gathered into one statement a moment later: no claim, no round trip
+ *   before the publish;
+ * - every other row (its writer died, or JetStream refused it), by a poll that claims rows older than
+ *   `handOverMs` in id order with `FOR UPDATE SKIP LOCKED`, so any number of instances poll side by side.
+ * Each publish continues the trace of the work that wrote the row (a span when tracing is on).
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
@@ -87,13 +93,21 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly retentionHours: number;
-  private readonly lingerMs: number;
+  private readonly handOverMs: number;
+  private readonly markDelayMs: number;
   private running = false;
   private loop?: Promise<void>;
   /** Resolves the relay's current sleep early; a plain callback, as an AbortController would build an error per wake-up. */
   private wakeUp?: () => void;
   private woken = false;
+  /** Publishes that failed in a row; while above 0, committed rows are left to the poll, which backs off. */
+  private failures = 0;
   private lastCleanup = 0;
+  /** Publishes of committed rows in flight, and the event ids published and not yet marked. */
+  private readonly sending = new Set<Promise<void>>();
+  private toMark: string[] = [];
+  private markTimer?: NodeJS.Timeout;
+  private marking?: Promise<void>;
   private readonly published = counter('outbox_published_events_total', 'Events the outbox relay has published to JetStream.');
   private stopObserving?: () => void;
 
@@ -106,7 +120,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.retentionHours = options.retentionHours ?? 24;
-    this.lingerMs = options.lingerMs ?? 3;
+    this.handOverMs = options.handOverMs ?? 1_000;
+    this.markDelayMs = options.markDelayMs ?? 100;
   }
 
   onApplicationBootstrap(): void {
@@ -141,14 +156,34 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopObserving?.();
     this.running = false;
     this.wakeUp?.();
+    await Promise.all(this.sending);
+    await this.markNow();
     await this.loop;
   }
 
-  /** Called after a transaction that wrote outbox rows commits: publish now rather than at the next poll. */
-  wake(): void {
-    if (!this.running) return;
-    this.woken = true;
-    this.wakeUp?.();
+  /**
+   * Called right after a transaction that wrote `messages` to the outbox commits: they are published
+   * now, in order, and marked a moment later. Rows this does not publish (the relay off or stopping,
+   * JetStream refusing) stay for the poll.
+   */
+  publishCommitted(messages: OutboxMessage[]): void {
+    if (!this.running || messages.length === 0) return;
+    if (this.failures > 0) {
+      // The poll is backing off: it tries again now, so events leave as soon as JetStream answers.
+      this.woken = true;
+      this.wakeUp?.();
+      return;
+    }
+    for (const message of messages) {
+      const row: OutboxRow = { event_id: message.eventId, subject: message.subject, payload: message.payload, trace_id: message.requestId ?? null, traceparent: message.traceparent ?? null };
+      const sent: Promise<void> = this.publish(row)
+        .then(
+          () => this.markSoon(message.eventId),
+          (error: Error) => this.publishFailed(error),
+        )
+        .finally(() => this.sending.delete(sent));
+      this.sending.add(sent);
+    }
   }
 
   /** Publishes until the outbox is empty; returns how many rows were published. Used by tests and shutdown. */
@@ -159,46 +194,77 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async run(): Promise<void> {
-    let failures = 0;
     while (this.running) {
       this.woken = false;
       try {
-        const published = await this.publishBatch();
-        failures = 0;
+        // While JetStream refuses, committed rows are not published as they commit: the poll takes them at any age.
+        const published = await this.publishBatch(this.failures > 0 ? 0 : this.handOverMs);
+        this.failures = 0;
         if (published === this.batchSize) continue;
         await this.cleanUpOccasionally();
       } catch (error) {
-        failures += 1;
-        if (failures === 1 || failures % 20 === 0) this.logger.warn(`publishing failed (${failures}x): ${(error as Error).message}`);
+        this.publishFailed(error as Error);
       }
-      if (failures > 0) {
+      if (this.failures > 0) {
         // Back off while nothing new commits; a commit wakes it to try at once, so events leave as soon as
         // JetStream answers again (a leader election takes seconds) at the cost of one refused try per commit meanwhile.
-        await this.sleep(Math.min(5000, 200 * 2 ** failures));
+        if (!this.woken) await this.sleep(Math.min(5000, 200 * 2 ** this.failures));
         continue;
       }
-      const woken = this.woken || (this.running && (await this.sleep(this.pollIntervalMs)));
-      if (woken && this.running && this.lingerMs > 0) await sleep(this.lingerMs);
+      if (!this.woken && this.running) await this.sleep(this.pollIntervalMs);
     }
     // Last chance to hand over what was committed before we stop; leftovers stay for the next instance.
     await this.flush().catch(() => undefined);
   }
 
+  private publishFailed(error: Error): void {
+    this.failures += 1;
+    if (this.failures === 1 || this.failures % 20 === 0) this.logger.warn(`publishing failed (${this.failures}x): ${error.message}`);
+  }
+
+  private markSoon(eventId: string): void {
+    this.toMark.push(eventId);
+    this.markTimer ??= setTimeout(() => void this.markNow(), this.markDelayMs);
+  }
+
   /**
-   * One transaction in two round trips: `BEGIN` and the claim travel together, then the mark and
-   * `COMMIT` (several statements in one simple-protocol message; the only values written into them
-   * are the batch size and the claimed rows' integer ids). At a trickle every event is a batch of its
-   * own, so this is two round trips per event instead of four.
+   * Marks the rows published since the last mark, in one statement that does not wait for the disk:
+   * a mark lost (database crash, or this failing) only makes the poll publish the rows again, under
+   * the same Nats-Msg-Id. The ids are our own UUIDs, written into the statement so that the setting
+   * and the update share one implicit transaction in one round trip.
    */
-  private async publishBatch(): Promise<number> {
+  private markNow(): Promise<void> {
+    clearTimeout(this.markTimer);
+    this.markTimer = undefined;
+    const eventIds = this.toMark.filter((id) => UUID.test(id));
+    this.toMark = [];
+    if (eventIds.length === 0) return this.marking ?? Promise.resolve();
+    this.published.inc(eventIds.length);
+    const mark = connectionPool(this.dataSource)
+      .query(`SET LOCAL synchronous_commit = off; UPDATE ${this.table} SET published_at = now() WHERE event_id IN ('${eventIds.join("','")}')`)
+      .then(
+        () => undefined,
+        (error: Error) => this.logger.warn(`marking ${eventIds.length} published rows failed (the poll publishes them again): ${error.message}`),
+      );
+    this.marking = Promise.all([this.marking, mark]).then(() => undefined);
+    return this.marking;
+  }
+
+  /**
+   * One transaction in two round trips: `BEGIN` and the claim of rows at least `minAgeMs` old travel
+   * together, then the mark and `COMMIT` (several statements in one simple-protocol message; the only
+   * values written into them are numbers: the batch size, the age and the claimed rows' integer ids).
+   */
+  private async publishBatch(minAgeMs = 0): Promise<number> {
     const client = await connectionPool(this.dataSource).connect();
     let inTransaction = false;
     let broken: Error | undefined;
     try {
       const [, claim] = (await client.query(
         `BEGIN; SELECT id, event_id, subject, payload::text AS payload, trace_id, traceparent FROM ${this.table}
-         WHERE published_at IS NULL ORDER BY id LIMIT ${this.batchSize} FOR UPDATE SKIP LOCKED`,
-      )) as unknown as [pg.QueryResult, pg.QueryResult<OutboxRow>];
+         WHERE published_at IS NULL AND created_at <= now() - interval '${Math.trunc(minAgeMs)} milliseconds'
+         ORDER BY id LIMIT ${this.batchSize} FOR UPDATE SKIP LOCKED`,
+      )) as unknown as [pg.QueryResult, pg.QueryResult<OutboxRow & { id: number }>];
       inTransaction = true;
       const rows = claim.rows;
       if (rows.length > 0) {

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { EventSubject } from '@availability/contracts';
+import { createTestDatabase, createTestEventNamespace, eventually, queryDatabase, type TestDatabase, type TestEventNamespace } from '@availability/testing';
+import { ensureEventStream } from '../events/event-stream.js';
+import { appendToOutbox, OutboxRelay } from './outbox-relay.js';
+import { createOutboxTableSql, newEvent, type OutboxMessage, outboxMessage, outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration } from './outbox.js';
+
+/**
+ * The relay over real PostgreSQL and JetStream, connected as offers-api: rows published as their
+ * transaction commits, and rows nobody published (their writer died) by the poll once handed over.
+ * Each case has its own outbox table and relay.
+ */
+let namespace: TestEventNamespace;
+let database: TestDatabase;
+let dataSource: DataSource;
+let nc: NatsConnection;
+const relays: OutboxRelay[] = [];
+
+beforeAll(async () => {
+  namespace = await createTestEventNamespace();
+  await ensureEventStream(await jetstreamManager(await namespace.connect()), { name: namespace.stream, subjectPrefix: namespace.prefix });
+  database = await createTestDatabase();
+  dataSource = await new DataSource({ type: 'postgres', url: database.url }).initialize();
+  nc = await namespace.connect('offers-api');
+}, 30_000);
+
+afterAll(async () => {
+  for (const relay of relays) await relay.onModuleDestroy();
+  await nc?.close();
+  await dataSource?.destroy();
+  await database?.drop();
+  await namespace?.dispose();
+});
+
+/** An outbox table in its own schema, and a relay for it that hands rows to the poll after `handOverMs`. */
+async function startRelay(handOverMs: number): Promise<{ relay: OutboxRelay; commit: (messages: OutboxMessage[]) => Promise<void>; unpublished: (ids: string[]) => Promise<number> }> {
+  const schema = `relay_${relays.length}`;
+  await dataSource.query(`CREATE SCHEMA ${schema}`);
+  for (const statement of createOutboxTableSql(schema)) await dataSource.query(statement);
+  for (const migration of [outboxTraceIdMigration(schema, 1), outboxTraceparentMigration(schema, 2), outboxPayloadTextMigration(schema, 3)]) {
+    await new migration().up(dataSource.createQueryRunner());
+  }
+  const relay = new OutboxRelay(dataSource, jetstream(nc), { schema, subjectPrefix: namespace.prefix, pollIntervalMs: 100, handOverMs, markDelayMs: 100 });
+  relay.onApplicationBootstrap();
+  relays.push(relay);
+  return {
+    relay,
+    commit: (messages) => dataSource.transaction((manager) => appendToOutbox(manager, schema, messages)),
+    async unpublished(ids) {
+      const rows = await queryDatabase<{ n: number }>(database.url, `SELECT count(*)::int AS n FROM ${schema}.outbox WHERE published_at IS NULL AND event_id = ANY($1::uuid[])`, [ids]);
+      return rows[0].n;
+    },
+  };
+}
+
+function withdrawnEvents(count: number): OutboxMessage[] {
+  return Array.from({ length: count }, () =>
+    outboxMessage(EventSubject.OfferWithdrawn, newEvent(randomUUID(), { offerId: randomUUID(), title: 'Night pickers', workerIds: [randomUUID()] })),
+  );
+}
+
+/** How many times each event id was stored in the stream. */
+async function storedCounts(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const message of await namespace.messages(EventSubject.OfferWithdrawn)) {
+    const id = message.data.eventId as string;
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+describe('OutboxRelay', () => {
+  it('publishes the rows of a transaction as it commits, then marks them published together', async () => {
+    // The poll would take them only after a minute: whatever reaches the stream sooner went as it committed.
+    const { relay, commit, unpublished } = await startRelay(60_000);
+    const messages = withdrawnEvents(5);
+    const ids = messages.map((m) => m.eventId);
+    await commit(messages);
+    relay.publishCommitted(messages);
+    await eventually(async () => {
+      const counts = await storedCounts();
+      return ids.every((id) => counts.has(id));
+    }, 10_000, 'the committed rows in the stream');
+    await eventually(async () => (await unpublished(ids)) === 0, 5_000, 'the rows marked published');
+    // Once each, in order, with the event id as the message id.
+    const inStream = (await namespace.messages(EventSubject.OfferWithdrawn)).filter((m) => ids.includes(m.data.eventId as string));
+    expect(inStream.map((m) => m.msgId)).toEqual(ids);
+  });
+
+  it('leaves rows its writer never published to the poll, which takes them once they are handed over', async () => {
+    const { commit, unpublished } = await startRelay(1_000);
+    const messages = withdrawnEvents(3);
+    const ids = messages.map((m) => m.eventId);
+    const committedAt = Date.now();
+    await commit(messages); // as if the writer died between its commit and its publish
+    await eventually(async () => (await unpublished(ids)) === 0, 10_000, 'the poll to publish the rows');
+    // Not before they were a second old: until then they belong to their writer.
+    expect(Date.now() - committedAt).toBeGreaterThanOrEqual(1_000);
+    const counts = await storedCounts();
+    expect(ids.map((id) => counts.get(id))).toEqual([1, 1, 1]);
+  });
+});
