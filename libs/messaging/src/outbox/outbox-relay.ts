@@ -103,7 +103,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   /** Publishes that failed in a row; while above 0, committed rows are left to the poll, which backs off. */
   private failures = 0;
   private lastCleanup = 0;
-  /** Publishes of committed rows in flight, and the event ids published and not yet marked. */
+  /** Committed rows waiting for this turn's publish, publishes of them in flight, and the event ids published and not yet marked. */
+  private committed: OutboxMessage[] = [];
   private readonly sending = new Set<Promise<void>>();
   private toMark: string[] = [];
   private markTimer?: NodeJS.Timeout;
@@ -156,6 +157,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopObserving?.();
     this.running = false;
     this.wakeUp?.();
+    this.publishQueued();
     await Promise.all(this.sending);
     await this.markNow();
     await this.loop;
@@ -163,8 +165,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * Called right after a transaction that wrote `messages` to the outbox commits: they are published
-   * now, in order, and marked a moment later. Rows this does not publish (the relay off or stopping,
-   * JetStream refusing) stay for the poll.
+   * straight away, in order, and marked a moment later. Rows this does not publish (the relay off or
+   * stopping, JetStream refusing) stay for the poll.
    */
   publishCommitted(messages: OutboxMessage[]): void {
     if (!this.running || messages.length === 0) return;
@@ -174,6 +176,15 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       this.wakeUp?.();
       return;
     }
+    // The commits that end in one turn of the event loop are published together, in one write to
+    // NATS: under load, one publish per write cost NATS and this process twice the CPU per event.
+    if (this.committed.length === 0) setImmediate(() => this.publishQueued());
+    this.committed.push(...messages);
+  }
+
+  private publishQueued(): void {
+    const messages = this.committed;
+    this.committed = [];
     for (const message of messages) {
       const row: OutboxRow = { event_id: message.eventId, subject: message.subject, payload: message.payload, trace_id: message.requestId ?? null, traceparent: message.traceparent ?? null };
       const sent: Promise<void> = this.publish(row)
