@@ -108,7 +108,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly sending = new Set<Promise<void>>();
   private toMark: string[] = [];
   private markTimer?: NodeJS.Timeout;
-  private marking?: Promise<void>;
+  private readonly marking = new Set<Promise<void>>();
   private readonly published = counter('outbox_published_events_total', 'Events the outbox relay has published to JetStream.');
   private stopObserving?: () => void;
 
@@ -249,16 +249,18 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.markTimer = undefined;
     const eventIds = this.toMark.filter((id) => UUID.test(id));
     this.toMark = [];
-    if (eventIds.length === 0) return this.marking ?? Promise.resolve();
-    this.published.inc(eventIds.length);
-    const mark = connectionPool(this.dataSource)
-      .query(`SET LOCAL synchronous_commit = off; UPDATE ${this.table} SET published_at = now() WHERE event_id IN ('${eventIds.join("','")}')`)
-      .then(
-        () => undefined,
-        (error: Error) => this.logger.warn(`marking ${eventIds.length} published rows failed (the poll publishes them again): ${error.message}`),
-      );
-    this.marking = Promise.all([this.marking, mark]).then(() => undefined);
-    return this.marking;
+    if (eventIds.length > 0) {
+      this.published.inc(eventIds.length);
+      const mark: Promise<void> = connectionPool(this.dataSource)
+        .query(`SET LOCAL synchronous_commit = off; UPDATE ${this.table} SET published_at = now() WHERE event_id IN ('${eventIds.join("','")}')`)
+        .then(
+          () => undefined,
+          (error: Error) => this.logger.warn(`marking ${eventIds.length} published rows failed (the poll publishes them again): ${error.message}`),
+        )
+        .finally(() => this.marking.delete(mark));
+      this.marking.add(mark);
+    }
+    return Promise.all(this.marking).then(() => undefined);
   }
 
   /**
