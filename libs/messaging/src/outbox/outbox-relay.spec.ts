@@ -36,19 +36,46 @@ afterAll(async () => {
   await namespace?.dispose();
 });
 
-/** An outbox table in its own schema, and a relay for it that hands rows to the poll after `handOverMs`. */
-async function startRelay(handOverMs: number): Promise<{ relay: OutboxRelay; commit: (messages: OutboxMessage[]) => Promise<void>; unpublished: (ids: string[]) => Promise<number> }> {
-  const schema = `relay_${relays.length}`;
-  await dataSource.query(`CREATE SCHEMA ${schema}`);
-  for (const statement of createOutboxTableSql(schema)) await dataSource.query(statement);
-  for (const migration of [outboxTraceIdMigration(schema, 1), outboxTraceparentMigration(schema, 2), outboxPayloadTextMigration(schema, 3)]) {
-    await new migration().up(dataSource.createQueryRunner());
+interface RelayUnderTest {
+  relay: OutboxRelay;
+  schema: string;
+  /** Event ids this relay published, in order (the real client's publishes, counted). */
+  sent: string[];
+  commit: (messages: OutboxMessage[]) => Promise<void>;
+  unpublished: (ids: string[]) => Promise<number>;
+}
+
+/**
+ * A relay that hands rows to the poll after `handOverMs`, over an outbox table in its own schema, or
+ * over the table of `sharing` (a second instance of the same service).
+ */
+async function startRelay(handOverMs: number, sharing?: RelayUnderTest): Promise<RelayUnderTest> {
+  const schema = sharing?.schema ?? `relay_${relays.length}`;
+  if (!sharing) {
+    await dataSource.query(`CREATE SCHEMA ${schema}`);
+    for (const statement of createOutboxTableSql(schema)) await dataSource.query(statement);
+    for (const migration of [outboxTraceIdMigration(schema, 1), outboxTraceparentMigration(schema, 2), outboxPayloadTextMigration(schema, 3)]) {
+      await new migration().up(dataSource.createQueryRunner());
+    }
   }
-  const relay = new OutboxRelay(dataSource, jetstream(nc), { schema, subjectPrefix: namespace.prefix, pollIntervalMs: 100, handOverMs, markDelayMs: 100 });
+  const js = jetstream(nc);
+  const sent: string[] = [];
+  const counting = new Proxy(js, {
+    get: (target, property) =>
+      property === 'publish'
+        ? (subject: string, payload: string, options: { msgID: string }) => {
+            sent.push(options.msgID);
+            return target.publish(subject, payload, options);
+          }
+        : Reflect.get(target, property),
+  });
+  const relay = new OutboxRelay(dataSource, counting, { schema, subjectPrefix: namespace.prefix, pollIntervalMs: 100, handOverMs, markDelayMs: 100 });
   relay.onApplicationBootstrap();
   relays.push(relay);
   return {
     relay,
+    schema,
+    sent,
     commit: (messages) => dataSource.transaction((manager) => appendToOutbox(manager, schema, messages)),
     async unpublished(ids) {
       const rows = await queryDatabase<{ n: number }>(database.url, `SELECT count(*)::int AS n FROM ${schema}.outbox WHERE published_at IS NULL AND event_id = ANY($1::uuid[])`, [ids]);
@@ -89,6 +116,22 @@ describe('OutboxRelay', () => {
     // Once each, in order, with the event id as the message id.
     const inStream = (await namespace.messages(EventSubject.OfferWithdrawn)).filter((m) => ids.includes(m.data.eventId as string));
     expect(inStream.map((m) => m.msgId)).toEqual(ids);
+  });
+
+  it('leaves the rows another instance publishes as they commit to that instance', async () => {
+    const writer = await startRelay(1_000);
+    const neighbour = await startRelay(1_000, writer);
+    const messages = withdrawnEvents(20);
+    const ids = messages.map((m) => m.eventId);
+    for (const message of messages) {
+      await writer.commit([message]);
+      writer.relay.publishCommitted([message]);
+    }
+    await eventually(async () => (await writer.unpublished(ids)) === 0, 5_000, 'the rows marked published');
+    // Both polls have looked several times since the rows were handed over.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(writer.sent).toEqual(ids);
+    expect(neighbour.sent).toEqual([]);
   });
 
   it('leaves rows its writer never published to the poll, which takes them once they are handed over', async () => {
