@@ -115,7 +115,7 @@ const SELECT_OFFER_VERSION: PreparedStatement = {
  * version (cached documents of it are now stale) and write the `offers.response.recorded` event
  * (OfferResponseRecordedEvent, checked by `answerEvent` before it runs) to the outbox. Answers to one offer queue on its row lock, so holding it for one statement instead of
  * a transaction's worth of round trips is what lets a popular offer take many answers a second.
- * Returns the state found, for the caller to explain a refusal; `recorded` says whether it changed.
+ * Returns the state found, for the caller to explain a refusal, and the event written, when it changed.
  */
 const ANSWER: PreparedStatement = {
   name: 'offers.answer',
@@ -144,7 +144,7 @@ const ANSWER: PreparedStatement = {
            RETURNING payload::text
          )
          SELECT t.organisation_id AS "organisationId", t.widthdrawn, t.complete, t.ended, t.response,
-                EXISTS (SELECT FROM answered) AS recorded, (SELECT payload FROM event) AS "eventPayload",
+                (SELECT payload FROM event) AS "eventPayload",
                 -- The offer as the worker now sees it (the statement's snapshot predates its own update);
                 -- json, not jsonb, keeps the keys in the order of the other worker routes.
                 json_build_object(
@@ -160,8 +160,7 @@ export interface AnswerOutcome extends OfferState {
   organisationId: string;
   /** The answer before this one. */
   response: string;
-  recorded: boolean;
-  /** The event the answer wrote to the outbox, as written (null when nothing was recorded). */
+  /** The event the answer wrote to the outbox, as written; null when nothing was recorded. */
   eventPayload: string | null;
   /** The offer as the worker sees it after the answer, so the route needs no second statement. */
   view: WorkerOfferView;

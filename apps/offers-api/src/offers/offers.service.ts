@@ -139,7 +139,7 @@ export class OffersService {
     const event = answerEvent(offerId, workerId, response, new Date());
     const outcome = await this.repository.answer(offerId, workerId, response, event);
     if (!outcome) throw ProblemException.notFound('The offer');
-    if (outcome.recorded) this.relay.publishCommitted([answerMessage(event, outcome.eventPayload as string)]);
+    if (outcome.eventPayload !== null) this.relay.publishCommitted([answerMessage(event, outcome.eventPayload)]);
     // Not recorded: either the same answer again (nothing to do) or the offer is closed (409 says why).
     else assertWorkerCanAnswer(outcome);
     return outcome.view;
