@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '@availability/contracts';
 import { ProblemException } from '@availability/service-core';
 import { issueApiKey, issuePortalUserToken, issueWorkerToken } from '../credentials/credential-tokens.js';
 import { WebhookTargetChanges } from '../company-profile/webhook-target-changes.js';
 import { RevocationPublisher } from '../credentials/revocation.publisher.js';
 import { TokenRevocation } from '../credentials/token-revocation.js';
 import { DirectoryRepository, type NewWorker } from '../directory/directory.repository.js';
-import { isUuid } from '../directory/ids.js';
 import type {
   ApiKeyView,
   OrganisationCreatedView,

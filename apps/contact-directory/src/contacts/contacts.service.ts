@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { type ContactAddedEvent, EventSubject, type WorkerContactsView } from '@availability/contracts';
+import { type ContactAddedEvent, EventSubject, type WorkerContactsView, isUuid } from '@availability/contracts';
 import { appendToOutbox, newEvent, OutboxRelay, outboxMessage } from '@availability/messaging';
 import { ProblemException } from '@availability/service-core';
 import { DIRECTORY_SCHEMA } from '../directory/directory.repository.js';
-import { isUuid } from '../directory/ids.js';
 import { PortalRepository } from '../portal/portal.repository.js';
 
 /**

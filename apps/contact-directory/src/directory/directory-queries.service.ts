@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { isUuid } from '@availability/contracts';
 import type {
   CredentialVerdict,
   ResolveOfferAudienceReply,
@@ -9,7 +10,6 @@ import { SecretBox } from '../company-profile/secret-box.js';
 import { isTokenHash } from '../credentials/credential-tokens.js';
 import { PortalRepository } from '../portal/portal.repository.js';
 import { DirectoryRepository } from './directory.repository.js';
-import { isUuid } from './ids.js';
 import { audienceReply, parseAudienceRequest } from './offer-audience.js';
 
 /** What other services ask the directory over NATS. Malformed requests get a negative answer, never an error. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { isCanonicalUuid, isUuid } from './ids.js';
+import { isUuid } from '@availability/contracts';
+import { isCanonicalUuid } from './ids.js';
 
 describe('ids', () => {
   const id = '7b1d6a52-3c4e-4f10-9a55-0d6c2f9e8a01';

@@ -1,9 +1,8 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { type SuggestionProviderChoiceView, type SuggestionProvidersView, WEBHOOK_TARGET_CHANGED_SUBJECT } from '@availability/contracts';
+import { type SuggestionProviderChoiceView, type SuggestionProvidersView, WEBHOOK_TARGET_CHANGED_SUBJECT, isUuid } from '@availability/contracts';
 import { RequestReply } from '@availability/messaging';
 import { ProblemException, TtlCache } from '@availability/service-core';
 import { SecretBox } from '../company-profile/secret-box.js';
-import { isUuid } from '../directory/ids.js';
 import { enabledOf } from '../portal/enabled-body.js';
 import type { PortalPrincipal } from '../portal/portal-auth.guard.js';
 import { PortalRepository, type StoredTarget } from '../portal/portal.repository.js';

@@ -1,13 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { isUuid } from '@availability/contracts';
 import { CurrentWorker, WorkerAuthGuard } from '@availability/auth';
 import { ProblemException } from '@availability/service-core';
 import { deviceView, DevicesView, DeviceView } from './device.view.js';
 import { DevicesRepository } from './devices.repository.js';
 import { RegisterDeviceDto } from './register-device.dto.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The worker app registers the devices it runs on, so offers reach them as pushes. */
 @ApiTags('worker app')
@@ -48,6 +48,6 @@ export class WorkerDevicesController {
   @ApiNoContentResponse({ description: 'Removed; no body' })
   @ApiResponse({ status: 404, description: 'No such device of mine' })
   async remove(@CurrentWorker() workerId: string, @Param('deviceId') deviceId: string): Promise<void> {
-    if (!UUID.test(deviceId) || !(await this.devices.delete(workerId, deviceId))) throw ProblemException.notFound('The device');
+    if (!isUuid(deviceId) || !(await this.devices.delete(workerId, deviceId))) throw ProblemException.notFound('The device');
   }
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Res, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { isUuid } from '@availability/contracts';
 import { CurrentWorker, WorkerAuthGuard } from '@availability/auth';
 import { ProblemException } from '@availability/service-core';
 import { subscriptionProblems, type SubscriptionRules } from './subscription-rules.js';
@@ -9,7 +10,6 @@ import { WebPushSubscriptionDto } from './web-push-subscription.dto.js';
 import { WebPushKeyView, webPushSubscriptionView, WebPushSubscriptionsView, WebPushSubscriptionView } from './web-push-subscription.view.js';
 import { WebPushSubscriptionsRepository } from './web-push-subscriptions.repository.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the controller needs of the configuration: the keys (absent: Web Push off) and the endpoint rules. */
 export interface WebPushSettings {
@@ -86,7 +86,7 @@ export class WebPushController {
   @ApiNoContentResponse({ description: 'Removed; no body' })
   @ApiResponse({ status: 404, description: 'No such subscription of mine' })
   async remove(@CurrentWorker() workerId: string, @Param('subscriptionId') subscriptionId: string): Promise<void> {
-    if (!UUID.test(subscriptionId) || !(await this.subscriptions.delete(workerId, subscriptionId))) throw ProblemException.notFound('The Web Push subscription');
+    if (!isUuid(subscriptionId) || !(await this.subscriptions.delete(workerId, subscriptionId))) throw ProblemException.notFound('The Web Push subscription');
   }
 
   private vapid(): VapidKeys {

@@ -8,6 +8,7 @@ import {
   type OfferWithdrawnEvent,
   type WorkerAnswer,
   type WorkerOfferView,
+  isUuid,
 } from '@availability/contracts';
 import { appendToOutbox, newEvent, OutboxRelay, outboxMessage } from '@availability/messaging';
 import { bodyFingerprint, type FieldErrors, ProblemException } from '@availability/service-core';
@@ -26,7 +27,6 @@ import { OfferDocumentCache } from './offer-document.cache.js';
 import { type NewOffer, OFFERS_SCHEMA, OffersRepository } from './offers.repository.js';
 
 /** Offer ids are uuids: anything else is no offer (404) without asking the database. */
-export const OFFER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** At most this many unknown workers are listed one by one in an error; the rest are counted. */
 const LISTED_UNKNOWN_WORKERS = 20;
 
@@ -146,7 +146,7 @@ export class OffersService {
   }
 
   async workerOffer(workerId: string, offerId: string): Promise<WorkerOfferView> {
-    const view = OFFER_ID.test(offerId) ? await this.repository.workerOffer(workerId, offerId) : undefined;
+    const view = isUuid(offerId) ? await this.repository.workerOffer(workerId, offerId) : undefined;
     if (!view) throw ProblemException.notFound('The offer');
     return view;
   }
@@ -158,7 +158,7 @@ export class OffersService {
   }
 
   private assertOfferId(offerId: string): void {
-    if (!OFFER_ID.test(offerId)) throw ProblemException.notFound('The offer');
+    if (!isUuid(offerId)) throw ProblemException.notFound('The offer');
   }
 
   private replay(earlier: { offerId: string; requestHash: string }, requestHash: string): CreatedOffer {

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '@availability/contracts';
 import type { PortalPrincipal } from '@availability/auth';
 import { ProblemException } from '@availability/service-core';
 import { OfferDocumentCache } from '../offers/offer-document.cache.js';
 import { OffersRepository } from '../offers/offers.repository.js';
-import { OFFER_ID, OffersService } from '../offers/offers.service.js';
+import { OffersService } from '../offers/offers.service.js';
 import { ifNoneMatchMatches, portalOfferEtag } from './etag.js';
 import { cursorTimestamp, encodeOfferCursor, portalOfferListQuery } from './portal-offer-query.js';
 import type { PortalOffersPage } from './portal-offer.view.js';
@@ -59,7 +60,7 @@ export class PortalOffers {
    * again only after a change. Both the lookup and the cache key carry the organisation.
    */
   async read(user: PortalPrincipal, offerId: string, ifNoneMatch: string | undefined): Promise<PortalOfferRead> {
-    if (!OFFER_ID.test(offerId)) throw ProblemException.notFound('The offer');
+    if (!isUuid(offerId)) throw ProblemException.notFound('The offer');
     const { organisationId } = user;
     const current = await this.repository.portalOfferVersion(organisationId, offerId);
     if (!current) throw ProblemException.notFound('The offer');

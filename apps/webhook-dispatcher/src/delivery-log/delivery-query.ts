@@ -1,9 +1,9 @@
 import { isISO8601 } from 'class-validator';
+import { isUuid } from '@availability/contracts';
 import { pageFromQuery, ProblemException, singleQueryParam } from '@availability/service-core';
 import { DELIVERY_STATUSES, type DeliveryFilter, type DeliveryStatus } from '../delivery/deliveries.repository.js';
 import { WEBHOOK_TYPE_NAMES, WEBHOOK_TYPES, type WebhookType } from '../domain/webhook-call.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A date alone, or a date-time with its offset: a time without one would be read in the server's zone. */
 const DATE_OR_ZONED_TIME = /^\d{4}-\d{2}-\d{2}(T.*(Z|[+-]\d{2}(:?\d{2})?))?$/i;
 
@@ -32,7 +32,7 @@ export function deliveryListFilter(query: Record<string, unknown>, maxPageSize: 
   const eventId = singleQueryParam('eventId', query.eventId);
   const status = singleQueryParam('status', query.status);
   const eventType = singleQueryParam('eventType', query.eventType);
-  if (eventId !== undefined && !UUID.test(eventId)) throw ProblemException.field('eventId', 'must be a uuid');
+  if (eventId !== undefined && !isUuid(eventId)) throw ProblemException.field('eventId', 'must be a uuid');
   if (status !== undefined && !DELIVERY_STATUSES.includes(status as DeliveryStatus)) {
     throw ProblemException.field('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { JetStreamClient, JetStreamPublishOptions, PubAck } from '@nats-io/jetstream';
 import { SpanKind } from '@opentelemetry/api';
+import { isUuid } from '@availability/contracts';
 import {
   ATTR_MESSAGING_DESTINATION_NAME,
   ATTR_MESSAGING_MESSAGE_ID,
@@ -37,13 +38,11 @@ export interface OutboxOptions {
    * them, which publishes them as it commits (`publishCommitted`). Default 1 s.
    */
   handOverMs?: number;
-  /** How long published rows wait to be marked so, so that the marks of a trickle share a statement. Default 100 ms. */
+  /** How long published rows wait for their mark, so that the marks of a trickle share a statement. Default 100 ms. */
   markDelayMs?: number;
 }
 
 export const OUTBOX_OPTIONS = Symbol('OUTBOX_OPTIONS');
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface OutboxRow {
   event_id: string;
@@ -247,7 +246,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private markNow(): Promise<void> {
     clearTimeout(this.markTimer);
     this.markTimer = undefined;
-    const eventIds = this.toMark.filter((id) => UUID.test(id));
+    const eventIds = this.toMark.filter(isUuid);
     this.toMark = [];
     if (eventIds.length > 0) {
       this.published.inc(eventIds.length);
