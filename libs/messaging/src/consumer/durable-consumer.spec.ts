@@ -77,6 +77,56 @@ describe('DurableConsumer (real JetStream)', () => {
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
   });
+
+  it('reads a batched subject in batches of what gathered meanwhile, retries its failures, and the other subjects as they come', async () => {
+    const arrivals: Array<{ id: string; at: number }> = [];
+    const attempts = new Map<string, number>();
+    const handler = async (_subject: string, payload: unknown) => {
+      const { id } = payload as { id: string };
+      attempts.set(id, (attempts.get(id) ?? 0) + 1);
+      if (id === 'flaky' && attempts.get(id) === 1) throw new Error('temporary failure');
+      arrivals.push({ id, at: performance.now() });
+    };
+    const consumer = new DurableConsumer(
+      js,
+      jsm,
+      {
+        stream: namespace.stream,
+        durableName: 'test-batched',
+        filterSubjects: [`${namespace.prefix}offers.completed`, `${namespace.prefix}offers.withdrawn`],
+        readEveryMs: { [`${namespace.prefix}offers.withdrawn`]: 1_500 },
+        concurrency: 4,
+        backoffMs: [100],
+      },
+      handler,
+    );
+    await consumer.start();
+
+    // Eight events 120 ms apart: read as they come, they would arrive in eight bursts.
+    const batched = Array.from({ length: 8 }, (_, i) => `w${i}`);
+    for (const id of batched) {
+      await publish('offers.withdrawn', { id });
+      await new Promise((resolve) => setTimeout(resolve, 120));
+    }
+    await publish('offers.withdrawn', { id: 'flaky' });
+    await publish('offers.completed', { id: 'prompt' });
+    await eventually(() => arrivals.some((a) => a.id === 'prompt'), 1_000, 'the subject read as events come to be handled before the next batch');
+
+    await eventually(() => arrivals.length === 10, 10_000, 'every event to be handled');
+    const withdrawn = arrivals.filter((a) => a.id !== 'prompt');
+    expect(withdrawn.map((a) => a.id).sort()).toEqual([...batched, 'flaky'].sort());
+    expect(attempts.get('flaky')).toBe(2);
+    // Bursts: arrivals less than 60 ms apart belong to one read.
+    let bursts = 1;
+    for (let i = 1; i < withdrawn.length; i++) if (withdrawn[i].at - withdrawn[i - 1].at > 60) bursts++;
+    // At most two reads while they were published, and one more for the retried event.
+    expect(bursts).toBeLessThanOrEqual(3);
+
+    await consumer.stop();
+    const info = await jsm.consumers.info(namespace.stream, 'test-batched-2');
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_pending).toBe(0);
+  });
 });
 
 describe('DurableConsumer with event checking (real JetStream and PostgreSQL)', () => {

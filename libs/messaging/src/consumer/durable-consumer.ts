@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AckPolicy,
+  type Consumer,
   type ConsumerConfig,
   type ConsumerMessages,
   DeliverPolicy,
@@ -48,6 +50,13 @@ export interface DurableConsumerOptions {
   filterSubjects: string[];
   /** Events handled at once by this instance. */
   concurrency: number;
+  /**
+   * Full subjects read in batches rather than as each event arrives: every so many milliseconds, the
+   * events gathered meanwhile are pulled at once. For events nobody waits on (an e-mail digest's
+   * answers), so a steady trickle costs one wake-up, one pull and one write of acks per batch
+   * instead of per event; each event waits up to that long before it is handled.
+   */
+  readEveryMs?: Record<string, number>;
   /** Deliveries before JetStream gives up on an event (then it stays in the stream and is logged). */
   maxDeliver?: number;
   /** Redelivery delays after a failed attempt; the last one repeats. */
@@ -73,6 +82,9 @@ const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
  * Costs an empty pull every 5 s per consumer when idle, and a heartbeat a second while a pull waits.
  */
 const PULL = { expires: 5_000, idle_heartbeat: 1_000 };
+
+/** Most events one read of a batched subject takes; a longer backlog is read again at once. */
+export const READ_BATCH_LIMIT = 500;
 
 /** One JetStream consumer per filter subject; the names stay stable as long as the subject list's order does. */
 export function jetStreamConsumers(options: DurableConsumerOptions): Array<{ name: string; subject: string }> {
@@ -129,6 +141,7 @@ export class DurableConsumer {
   /** Loops waiting for a handler to finish before they take the next event. */
   private readonly waitingForSlot: Array<() => void> = [];
   private stopObserving?: () => void;
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly js: JetStreamClient,
@@ -165,6 +178,11 @@ export class DurableConsumer {
     for (const { name, subject } of consumers) {
       await ensureDurableConsumer(this.jsm, this.options.stream, consumerConfig(this.options, name, subject) as Partial<ConsumerConfig> & { durable_name: string });
       const consumer = await this.js.consumers.get(this.options.stream, name);
+      const everyMs = this.options.readEveryMs?.[subject];
+      if (everyMs !== undefined) {
+        this.loops.push(this.readInBatches(consumer, subject, everyMs));
+        continue;
+      }
       const messages = await consumer.consume({ max_messages: Math.max(this.options.concurrency * 2, 10), ...PULL });
       this.subscriptions.push(messages);
       this.loops.push(this.run(messages));
@@ -174,9 +192,39 @@ export class DurableConsumer {
   /** Stops taking events and waits for the ones in hand; unacknowledged ones are redelivered later. */
   async stop(): Promise<void> {
     this.stopObserving?.();
+    this.stopping.abort();
     await Promise.all(this.subscriptions.map((messages) => messages.close().catch(() => undefined)));
     await Promise.all(this.loops);
     await Promise.all(this.inFlight);
+  }
+
+  /**
+   * A batched subject's loop: wait, ask the consumer how many events are waiting (new ones, and
+   * unacknowledged ones, which after the previous batch are only those due for redelivery or in
+   * another instance's hands), pull that many at once and handle them; a full batch is followed at
+   * once by the next read. A failed read (no consumer leader for a moment) is tried again next time.
+   */
+  private async readInBatches(consumer: Consumer, subject: string, everyMs: number): Promise<void> {
+    const { signal } = this.stopping;
+    let backlog = false;
+    while (!signal.aborted) {
+      if (!backlog) await sleep(everyMs, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return;
+      try {
+        const { num_pending: pending, num_ack_pending: unacknowledged } = await consumer.info();
+        const waiting = pending + unacknowledged;
+        backlog = waiting > READ_BATCH_LIMIT;
+        if (waiting === 0) continue;
+        // Ends when that many have come, or after a second when another instance took some.
+        const messages = await consumer.fetch({ max_messages: Math.min(waiting, READ_BATCH_LIMIT), expires: 1_000 });
+        this.subscriptions.push(messages);
+        await this.run(messages).finally(() => this.subscriptions.splice(this.subscriptions.indexOf(messages), 1));
+        await Promise.all(this.inFlight);
+      } catch (error) {
+        backlog = false;
+        this.logger.warn(`could not read ${subject}: ${(error as Error).message}; trying again in ${everyMs} ms`);
+      }
+    }
   }
 
   private async run(messages: ConsumerMessages): Promise<void> {

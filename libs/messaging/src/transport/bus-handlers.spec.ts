@@ -36,12 +36,17 @@ afterEach(async () => {
 });
 
 /** Starts the handlers of `controllers` on a transport with `role` and no infrastructure behind it. */
-async function start(controllers: Array<Type<unknown>>, role: JetStreamTransportOptions['role'], rpc = new ServedRequests()): Promise<void> {
+async function start(
+  controllers: Array<Type<unknown>>,
+  role: JetStreamTransportOptions['role'],
+  rpc = new ServedRequests(),
+  readEveryMs?: Partial<Record<EventSubject, number>>,
+): Promise<void> {
   const transport = new JetStreamTransport({} as JetStreamClient, {} as JetStreamManager, rpc as unknown as RequestReply, {
     service: 'test-service',
     role,
     subjectPrefix: 'test.',
-    events: role.consumes ? { stream: 'TEST', concurrency: 1, park: noop } : undefined,
+    events: role.consumes ? { stream: 'TEST', concurrency: 1, readEveryMs, park: noop } : undefined,
   });
   @Module({ controllers, providers: [{ provide: JetStreamTransport, useValue: transport }] })
   class TestModule {}
@@ -113,6 +118,12 @@ describe('JetStreamTransport start-up', () => {
     const failure = start([ContactEvents, InviteEvents, Overreaching], { consumes: CONSUMES, answers: [] });
     await expect(failure).rejects.toThrow('@EventPattern(offers.created): test-service does not consume offers.created');
     await expect(failure).rejects.toThrow('@MessagePattern(directory.webhook-target.resolve): test-service does not answer directory.webhook-target.resolve');
+  });
+
+  it('refuses to read in batches a subject the service does not consume', async () => {
+    await expect(start([ContactEvents, InviteEvents], { consumes: CONSUMES, answers: [] }, undefined, { [EventSubject.OfferCreated]: 1_000 })).rejects.toThrow(
+      'offers.created: test-service would read it in batches, but does not consume it',
+    );
   });
 
   it('refuses a request handler for a subject it consumes as events', async () => {

@@ -3,6 +3,7 @@ import { BaseRpcContext, type CustomTransportStrategy, type MessageHandler, type
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Msg, Subscription } from '@nats-io/transport-node';
 import { lastValueFrom } from 'rxjs';
+import type { EventSubject } from '@availability/contracts';
 import { DurableConsumer } from '../consumer/durable-consumer.js';
 import type { ParkedEvent } from '../consumer/parked-events.js';
 import type { BusRole } from '../nats/bus-permissions.js';
@@ -46,6 +47,8 @@ export interface EventHandlingOptions {
   stream: string;
   /** Events handled at once by each instance. */
   concurrency: number;
+  /** Subjects of the role read in batches, and how often (DurableConsumerOptions.readEveryMs). */
+  readEveryMs?: Partial<Record<EventSubject, number>>;
   /** Redelivery delays after a failed attempt; the last one repeats. */
   backoffMs?: number[];
   /** How long a handler may take before JetStream assumes it died and redelivers. */
@@ -141,6 +144,7 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
         durableName: role.consumes.durableName,
         filterSubjects: role.consumes.subjects.map((subject) => `${subjectPrefix}${subject}`),
         concurrency: events.concurrency,
+        readEveryMs: Object.fromEntries(Object.entries(events.readEveryMs ?? {}).map(([subject, ms]) => [`${subjectPrefix}${subject}`, ms])),
         backoffMs: events.backoffMs,
         ackWaitMs: events.ackWaitMs,
         checking: { subjectPrefix, park: events.park },
@@ -174,6 +178,9 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
     }
     for (const subject of answered) {
       if (this.messageHandlers.get(subject)?.isEventHandler !== false) problems.push(`${subject}: ${service} answers it, but no @MessagePattern handles it`);
+    }
+    for (const subject of Object.keys(this.options.events?.readEveryMs ?? {})) {
+      if (!consumed.includes(subject)) problems.push(`${subject}: ${service} would read it in batches, but does not consume it`);
     }
     return problems;
   }
