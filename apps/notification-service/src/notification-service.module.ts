@@ -1,4 +1,5 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown, type Provider, type Type } from '@nestjs/common';
+import { EventSubject } from '@availability/contracts';
 import { AuthModule } from '@availability/auth';
 import { JobsModule, RedisHealth } from '@availability/jobs';
 import { BusHandlersModule, NatsHealth, NatsModule } from '@availability/messaging';
@@ -9,7 +10,7 @@ import { DevicesRepository, NOTIFICATIONS_SCHEMA } from './devices/devices.repos
 import { WorkerDevicesController } from './devices/worker-devices.controller.js';
 import { DigestSweep } from './email/digest-sweep.js';
 import { EmailRepository } from './email/email.repository.js';
-import { EmailService } from './email/email.service.js';
+import { answersReadEveryMs, EmailService } from './email/email.service.js';
 import { Mailer } from './email/mailer.js';
 import { NotificationEventsController } from './events/notification-events.controller.js';
 import { NotificationRequestsController } from './events/notification-requests.controller.js';
@@ -84,6 +85,7 @@ export class NotificationServiceModule {
         NatsModule.forService(SERVICE_NAME, config),
         BusHandlersModule.forService(SERVICE_NAME, config, {
           concurrency: config.EVENT_CONCURRENCY,
+          readEveryMs: { [EventSubject.OfferResponseRecorded]: answersReadEveryMs(config.EMAIL_DIGEST_WINDOW_MS) },
           backoffMs: [500, 2_000, 5_000, 30_000, 120_000, 600_000],
           parkedEventsSchema: NOTIFICATIONS_SCHEMA,
         }),

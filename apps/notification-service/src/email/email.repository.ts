@@ -34,13 +34,21 @@ export class EmailRepository {
   }
 
   /** Remembers an answer for the next digest; false if this event was recorded before. */
-  async recordAnswer(event: OfferResponseRecordedEvent): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
+  /** Records answers, each once (a repeated event changes nothing), in one statement for the batch. */
+  async recordAnswers(events: OfferResponseRecordedEvent[]): Promise<void> {
+    await this.dataSource.query(
       `INSERT INTO notifications.offer_answer (event_id, offer_id, worker_id, response, previous_response, responded_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
-      [event.eventId, event.offerId, event.workerId, event.response, event.previousResponse ?? '', event.respondedAt],
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
+       ON CONFLICT (event_id) DO NOTHING`,
+      [
+        events.map((e) => e.eventId),
+        events.map((e) => e.offerId),
+        events.map((e) => e.workerId),
+        events.map((e) => e.response),
+        events.map((e) => e.previousResponse ?? ''),
+        events.map((e) => e.respondedAt),
+      ],
     );
-    return rows.length > 0;
   }
 
   /** Offers with answers recorded in [from, to) that still wait for their e-mail. */

@@ -18,7 +18,7 @@ function serviceWith(offers: Record<string, string | null>) {
       reads.push(offerId);
       return offerId in offers ? { offerId, notifyEmailAddress: offers[offerId] } : undefined;
     },
-    recordAnswer: async (event: OfferResponseRecordedEvent) => Boolean(recorded.push(event.offerId)),
+    recordAnswers: async (events: OfferResponseRecordedEvent[]) => void recorded.push(...events.map((event) => event.offerId)),
   } as unknown as EmailRepository;
   const queues = {
     add: async (_queue: string, _name: string, _data: unknown, options: { jobId: string }) => void jobs.push(options.jobId),

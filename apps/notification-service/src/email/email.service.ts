@@ -14,7 +14,7 @@ import {
 } from '@availability/contracts';
 import { JobQueues, QueueName } from '@availability/jobs';
 import { RequestReply } from '@availability/messaging';
-import { TtlCache } from '@availability/service-core';
+import { MicroBatcher, TtlCache } from '@availability/service-core';
 import { NotificationServiceConfig } from '../config/notification-service.config.js';
 import {
   answersDigestEmail,
@@ -44,6 +44,15 @@ const MAX_WAIT_DELIVERIES = 6;
 const NOTIFY_ADDRESS_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
+ * How often answers are read from the stream. Nobody waits on an answer here: it is needed when its
+ * digest window ends, so answers are read in batches (a second's worth, or a quarter of a shorter
+ * window) rather than each as it comes.
+ */
+export function answersReadEveryMs(digestWindowMs: number): number {
+  return Math.max(1, Math.min(1_000, Math.floor(digestWindowMs / 4)));
+}
+
+/**
  * E-mail: invitations, answers to an offer's notify address (digested per window), the offer's
  * completion or withdrawal, and disabled-webhook notices to an organisation's admins. Every e-mail
  * is a BullMQ job with a deterministic id, so a redelivered event never sends a second one.
@@ -57,6 +66,8 @@ export class EmailService implements OnApplicationBootstrap {
    * the answers to an offer nobody is told about cost no read of the read model each.
    */
   private readonly notifyAddresses = new TtlCache<string, string | null>(100_000);
+  /** The answers of one read go into the database together. */
+  private readonly answers = new MicroBatcher<OfferResponseRecordedEvent, void>((events) => this.repository.recordAnswers(events).then(() => events.map(() => undefined)));
 
   constructor(
     private readonly config: NotificationServiceConfig,
@@ -82,7 +93,7 @@ export class EmailService implements OnApplicationBootstrap {
   /** An answer waits in the database for its window's digest, which DigestSweep queues when the window ends. */
   async onAnswer(event: OfferResponseRecordedEvent, deliveryCount: number): Promise<void> {
     if (!(await this.notifyAddressOf(event.offerId, deliveryCount))) return;
-    await this.repository.recordAnswer(event);
+    await this.answers.add(event);
   }
 
   /** The digests of the window that started at `windowStart`, one job per offer (ids de-duplicate repeats). */
@@ -93,9 +104,14 @@ export class EmailService implements OnApplicationBootstrap {
     );
   }
 
+  /**
+   * The closing e-mail lists the answers not e-mailed yet. It is written two answer reads after the
+   * offer closed, so the answers given before that have been read (answersReadEveryMs).
+   */
   async onOfferClosed(event: { eventId: string; offerId: string }, outcome: OfferOutcome, deliveryCount: number): Promise<void> {
     if (!(await this.notifyAddressOf(event.offerId, deliveryCount))) return;
-    await this.enqueue(event.eventId, { kind: 'offer-closed', offerId: event.offerId, eventId: event.eventId, outcome });
+    const delay = 2 * answersReadEveryMs(this.config.EMAIL_DIGEST_WINDOW_MS);
+    await this.enqueue(event.eventId, { kind: 'offer-closed', offerId: event.offerId, eventId: event.eventId, outcome }, { delay });
   }
 
   async onWebhookEndpointDisabled(event: WebhookEndpointDisabledEvent): Promise<void> {
@@ -159,8 +175,8 @@ export class EmailService implements OnApplicationBootstrap {
   }
 
   /** `keep: false` for a job whose data must not outlive it (sign-in codes): removed once done, sent or not. */
-  private async enqueue(jobId: string, data: EmailJob, { keep = true } = {}): Promise<void> {
-    await this.jobs.add(QueueName.Email, data.kind, data, this.jobOptions(jobId, { keep }));
+  private async enqueue(jobId: string, data: EmailJob, { keep = true, delay = 0 } = {}): Promise<void> {
+    await this.jobs.add(QueueName.Email, data.kind, data, { ...this.jobOptions(jobId, { keep }), delay });
   }
 
   private jobOptions(jobId: string, { keep = true } = {}): JobsOptions & { jobId: string } {
