@@ -1,3 +1,4 @@
+export * from './batching/micro-batcher.js';
 export * from './cache/ttl-cache.js';
 export * from './config/load-config.js';
 export * from './config/production-rules.js';

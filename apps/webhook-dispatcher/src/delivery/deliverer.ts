@@ -1,9 +1,8 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { counter, histogram, LATENCY_BUCKETS_SECONDS } from '@availability/service-core';
+import { counter, histogram, LATENCY_BUCKETS_SECONDS, MicroBatcher } from '@availability/service-core';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { holdWithJitter } from '../domain/backoff.js';
 import { EndpointGate, type GateReport } from '../domain/endpoint-gate.js';
-import { MicroBatcher } from '../domain/micro-batcher.js';
 import { type RetryPolicy, stepAfterAttempt } from '../domain/retry-policy.js';
 import { type AttemptRecord, DeliveriesRepository, type DeliveryStatus } from './deliveries.repository.js';
 import { type Delivery, deliveryOf } from './delivery.js';

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { MicroBatcher } from '../domain/micro-batcher.js';
+import { MicroBatcher } from '@availability/service-core';
 import { inAttemptSpan } from './attempt-span.js';
 import { targetUrl, type WebhookCall, webhookIdFor } from '../domain/webhook-call.js';
 import { DeliveriesRepository, type IntakeResult, type NewDelivery } from './deliveries.repository.js';

@@ -1,8 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { counter, TtlCache } from '@availability/service-core';
+import { counter, MicroBatcher, TtlCache } from '@availability/service-core';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { holdWithJitter } from '../domain/backoff.js';
-import { MicroBatcher } from '../domain/micro-batcher.js';
 import { DeliveriesRepository } from './deliveries.repository.js';
 import { deliveryOf } from './delivery.js';
 import { RetryQueue } from './retry-queue.js';

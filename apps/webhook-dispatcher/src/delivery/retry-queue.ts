@@ -1,8 +1,7 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { JobsOptions } from 'bullmq';
 import { JobQueues, QueueName } from '@availability/jobs';
-import { type CarriedTrace, currentTrace } from '@availability/service-core';
-import { MicroBatcher } from '../domain/micro-batcher.js';
+import { type CarriedTrace, currentTrace, MicroBatcher } from '@availability/service-core';
 import { jobIdFor } from '../domain/webhook-call.js';
 import type { Delivery } from './delivery.js';
 

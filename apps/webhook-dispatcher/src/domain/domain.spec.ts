@@ -3,7 +3,6 @@ import { Value } from '@sinclair/typebox/value';
 import { type ContactAddedEvent, eventProblem, EventSubject, type OfferResponseRecordedEvent, WorkerOfferResponse } from '@availability/contracts';
 import { backoffCeiling, backoffDelay, holdWithJitter, scheduleSpan } from './backoff.js';
 import { classifyFailure, classifyResponse } from './classify.js';
-import { MicroBatcher } from './micro-batcher.js';
 import { parseRetryAfter } from './retry-after.js';
 import { contactAddedCall, jobIdFor, offerResponseCall, targetUrl, testCall, webhookIdFor, webhookTypeOf } from './webhook-call.js';
 
@@ -222,25 +221,5 @@ describe('webhook calls', () => {
       url: 'https://p.example/hooks/contact/new/w%201?tenant=7',
       pathWithQuery: '/hooks/contact/new/w%201?tenant=7',
     });
-  });
-});
-
-describe('MicroBatcher', () => {
-  it('groups concurrent calls into batches and returns each caller its own result', async () => {
-    const batches: number[][] = [];
-    const batcher = new MicroBatcher<number, number>(async (items) => {
-      batches.push(items);
-      return items.map((n) => n * 2);
-    }, 3);
-    const results = await Promise.all([1, 2, 3, 4, 5].map((n) => batcher.add(n)));
-    expect(results).toEqual([2, 4, 6, 8, 10]);
-    expect(batches).toEqual([[1, 2, 3], [4, 5]]);
-  });
-
-  it('fails every caller of a failed batch', async () => {
-    const batcher = new MicroBatcher<number, number>(async () => {
-      throw new Error('db down');
-    });
-    await expect(Promise.all([batcher.add(1), batcher.add(2)])).rejects.toThrow('db down');
   });
 });
