@@ -207,11 +207,14 @@ export class DurableConsumer {
   private async readInBatches(consumer: Consumer, subject: string, everyMs: number): Promise<void> {
     const { signal } = this.stopping;
     let backlog = false;
+    let failing = false;
     while (!signal.aborted) {
       if (!backlog) await sleep(everyMs, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) return;
       try {
         const { num_pending: pending, num_ack_pending: unacknowledged } = await consumer.info();
+        if (failing) this.logger.log(`reading ${subject} again`);
+        failing = false;
         const waiting = pending + unacknowledged;
         backlog = waiting > READ_BATCH_LIMIT;
         if (waiting === 0) continue;
@@ -222,7 +225,9 @@ export class DurableConsumer {
         await Promise.all(this.inFlight);
       } catch (error) {
         backlog = false;
-        this.logger.warn(`could not read ${subject}: ${(error as Error).message}; trying again in ${everyMs} ms`);
+        // Once per outage, not once a read.
+        if (!failing) this.logger.warn(`could not read ${subject}: ${(error as Error).message}; trying again every ${everyMs} ms`);
+        failing = true;
       }
     }
   }
