@@ -127,6 +127,39 @@ describe('DurableConsumer (real JetStream)', () => {
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
   });
+
+  it('shares a batched subject between two instances: each event handled once, nothing left unacknowledged', async () => {
+    const handled: Array<{ id: string; by: string }> = [];
+    const instance = (name: string) =>
+      new DurableConsumer(
+        js,
+        jsm,
+        {
+          stream: namespace.stream,
+          durableName: 'test-batched-shared',
+          filterSubjects: [`${namespace.prefix}offers.shared`],
+          readEveryMs: { [`${namespace.prefix}offers.shared`]: 300 },
+          concurrency: 4,
+        },
+        async (_subject, payload) => void handled.push({ id: (payload as { id: string }).id, by: name }),
+      );
+    const instances = [instance('a'), instance('b')];
+    for (const consumer of instances) await consumer.start();
+
+    const ids = Array.from({ length: 60 }, (_, i) => `s${i}`);
+    for (const id of ids) {
+      await publish('offers.shared', { id });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await eventually(() => handled.length >= ids.length, 10_000, 'every event to be handled');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(handled.map((h) => h.id).sort()).toEqual([...ids].sort());
+
+    for (const consumer of instances) await consumer.stop();
+    const info = await jsm.consumers.info(namespace.stream, 'test-batched-shared');
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_pending).toBe(0);
+  });
 });
 
 describe('DurableConsumer with event checking (real JetStream and PostgreSQL)', () => {

@@ -10,7 +10,7 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
+import { ClosedConnectionError, nanos } from '@nats-io/transport-node';
 import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import {
   ATTR_MESSAGING_CONSUMER_GROUP_NAME,
@@ -224,6 +224,8 @@ export class DurableConsumer {
         await this.run(messages).finally(() => this.subscriptions.splice(this.subscriptions.indexOf(messages), 1));
         await Promise.all(this.inFlight);
       } catch (error) {
+        // Closed for good (not reconnecting): nothing more will come, as a consume() ends then.
+        if (error instanceof ClosedConnectionError) return;
         backlog = false;
         // Once per outage, not once a read.
         if (!failing) this.logger.warn(`could not read ${subject}: ${(error as Error).message}; trying again every ${everyMs} ms`);
