@@ -208,6 +208,9 @@ export class DurableConsumer {
     const { signal } = this.stopping;
     let backlog = false;
     let failing = false;
+    // Instances read at random points of the interval, so they seldom ask for the same events at once:
+    // one that finds its share taken holds its pull open for up to a second, taking events singly.
+    await sleep(Math.random() * everyMs, undefined, { signal }).catch(() => undefined);
     while (!signal.aborted) {
       if (!backlog) await sleep(everyMs, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) return;
