@@ -28,6 +28,13 @@ afterAll(async () => {
 
 const publish = (subject: string, body: unknown) => js.publish(`${namespace.prefix}${subject}`, JSON.stringify(body));
 
+/** Every event the consumer was given was acked or terminated, and none waits for it. */
+async function expectNothingLeft(consumer: string): Promise<void> {
+  const info = await jsm.consumers.info(namespace.stream, consumer);
+  expect(info.num_ack_pending).toBe(0);
+  expect(info.num_pending).toBe(0);
+}
+
 describe('redeliveryDelay', () => {
   it('follows the schedule and repeats its last step', () => {
     expect([1, 2, 3, 9].map((attempt) => redeliveryDelay([10, 20, 30], attempt))).toEqual([10, 20, 30, 30]);
@@ -73,9 +80,7 @@ describe('DurableConsumer (real JetStream)', () => {
 
     await first.stop();
     await second.stop();
-    const info = await jsm.consumers.info(namespace.stream, 'test-handlers-1');
-    expect(info.num_ack_pending).toBe(0);
-    expect(info.num_pending).toBe(0);
+    await expectNothingLeft('test-handlers-1');
   });
 
   it('reads a batched subject in batches of what gathered meanwhile, retries its failures, and the other subjects as they come', async () => {
@@ -123,9 +128,7 @@ describe('DurableConsumer (real JetStream)', () => {
     expect(bursts).toBeLessThanOrEqual(3);
 
     await consumer.stop();
-    const info = await jsm.consumers.info(namespace.stream, 'test-batched-2');
-    expect(info.num_ack_pending).toBe(0);
-    expect(info.num_pending).toBe(0);
+    await expectNothingLeft('test-batched-2');
   });
 
   it('shares a batched subject between two instances: each event handled once, nothing left unacknowledged', async () => {
@@ -156,9 +159,7 @@ describe('DurableConsumer (real JetStream)', () => {
     expect(handled.map((h) => h.id).sort()).toEqual([...ids].sort());
 
     for (const consumer of instances) await consumer.stop();
-    const info = await jsm.consumers.info(namespace.stream, 'test-batched-shared');
-    expect(info.num_ack_pending).toBe(0);
-    expect(info.num_pending).toBe(0);
+    await expectNothingLeft('test-batched-shared');
   });
 });
 
