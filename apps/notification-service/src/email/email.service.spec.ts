@@ -5,7 +5,7 @@ import type { RequestReply } from '@availability/messaging';
 import type { NotificationServiceConfig } from '../config/notification-service.config.js';
 import type { EmailRepository } from './email.repository.js';
 import type { Mailer } from './mailer.js';
-import { EmailService, NotReadyError } from './email.service.js';
+import { answersReadEveryMs, EmailService, NotReadyError } from './email.service.js';
 
 /** The read model as the repository keeps it, counting reads; jobs are only recorded. */
 function serviceWith(offers: Record<string, string | null>) {
@@ -53,5 +53,11 @@ describe('EmailService answers', () => {
     await service.onAnswer(answer('new'), 1);
     expect(reads).toEqual([]);
     await expect(service.onAnswer(answer('unknown'), 1)).rejects.toBeInstanceOf(NotReadyError);
+  });
+});
+
+describe('answersReadEveryMs', () => {
+  it('reads answers every second, or four times in a digest window shorter than four seconds', () => {
+    expect([3_600_000, 60_000, 4_000, 2_000, 1_000, 2].map(answersReadEveryMs)).toEqual([1_000, 1_000, 1_000, 500, 250, 1]);
   });
 });
