@@ -14,6 +14,7 @@ import {
   eventually,
   freePort,
   queryDatabase,
+  ServiceProcess,
   SmtpSink,
   startTestPlatform,
   startTestRedisServer,
@@ -244,5 +245,41 @@ describe('webhook endpoint disabled', () => {
     expect(notices[0].text).toContain('answered 410 Gone');
     expect(notices[0].text).toContain("Acme Staffing's service");
     expect(contactRequests).toContainEqual({ organisationId: event.organisationId });
+  });
+});
+
+describe('two instances', () => {
+  let second: ServiceProcess;
+
+  beforeAll(async () => {
+    second = await ServiceProcess.start({ app: 'notification-service', port: await freePort(), env: platform.env });
+  });
+
+  afterAll(async () => {
+    await second?.stop();
+  });
+
+  // Both read answers in batches and both sweep: every answer is stored once, and the window's
+  // digest goes out once, listing each answer once.
+  it('send one digest per window, listing every answer once', async () => {
+    const notify = `pair.${randomBytes(3).toString('hex')}@acme.test`;
+    const workers = Array.from({ length: 12 }, (_, i) => `pair-worker-${String(i).padStart(2, '0')}`);
+    const offer = offerCreated(notify, workers, 'Two of us');
+    await events.publish('offers.created', offer);
+    await sleep(300);
+
+    await startOfWindow();
+    for (const workerId of workers) {
+      await events.publish('offers.response.recorded', answer(offer.offerId, workerId, 'applied'));
+      await sleep(40);
+    }
+    await eventually(() => smtp.to(notify).length > 0, 15_000, 'the digest');
+    await sleep(WINDOW_MS * 2);
+    const mails = smtp.to(notify);
+    expect(mails).toHaveLength(1);
+    const lines = mails[0].text.split('\n').filter((line) => line.startsWith('- '));
+    expect(lines.map((line) => /^- Worker (\S+): applied at /.exec(line)?.[1]).sort()).toEqual(workers);
+    const stored = await queryDatabase<{ n: number }>(platform.database.url, `SELECT count(*)::int AS n FROM notifications.offer_answer WHERE offer_id = $1`, [offer.offerId]);
+    expect(stored[0].n).toBe(workers.length);
   });
 });
