@@ -5,6 +5,7 @@ export * from './nats/nats.tokens.js';
 export * from './outbox/outbox-relay.js';
 export * from './outbox/outbox.module.js';
 export * from './outbox/outbox.js';
+export * from './outbox/first-publication.js';
 export * from './nats/request-reply.js';
 export * from './consumer/durable-consumer.js';
 export * from './nats/bus-permissions.js';

@@ -15,6 +15,8 @@ export interface StoredEvent {
   msgId?: string;
   /** The `x-request-id` of the request that caused the event. */
   traceId?: string;
+  /** The `Event-Publication` header: `first` when the relay published it as its transaction committed. */
+  publication?: string;
   /** When JetStream stored it (epoch ms). */
   storedAt: number;
 }
@@ -96,6 +98,7 @@ export async function createTestEventNamespace(options: TestEventNamespaceOption
         for await (const message of batch) {
           got += 1;
           out.push({ subject: message.subject.slice(prefix.length), data: message.json(), msgId: message.headers?.get('Nats-Msg-Id'), traceId: message.headers?.get('x-request-id'),
+            publication: message.headers?.get('Event-Publication') || undefined,
             storedAt: Math.round(message.info.timestampNanos / 1e6),
           });
         }

@@ -32,6 +32,12 @@ export function asyncApiDocument(): Record<string, unknown> {
             description: 'W3C Trace Context of the work that caused the event (the outbox relay\'s publish, when tracing is on): its handlers continue that trace.',
           },
           'x-request-id': { type: 'string', description: 'The request id of the request that caused the event, when there was one: the caller\'s own x-request-id, or else the trace id.' },
+          'Event-Publication': {
+            type: 'string',
+            enum: ['first'],
+            description:
+              'Set when the outbox relay publishes the event as the transaction that wrote it commits: no earlier publication of it exists, so a consumer seeing it for the first time (delivery count 1) need not look for work done for an earlier copy. Absent when the relay\'s poll publishes it (possibly again, after a lost mark).',
+          },
         },
         required: ['Nats-Msg-Id'],
       },

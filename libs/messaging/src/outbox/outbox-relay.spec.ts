@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { EventSubject } from '@availability/contracts';
 import { createTestDatabase, createTestEventNamespace, eventually, queryDatabase, type TestDatabase, type TestEventNamespace } from '@availability/testing';
 import { ensureEventStream } from '../events/event-stream.js';
+import { FIRST_PUBLICATION } from './first-publication.js';
 import { appendToOutbox, OutboxRelay } from './outbox-relay.js';
 import { createOutboxTableSql, newEvent, type OutboxMessage, outboxMessage, outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration } from './outbox.js';
 
@@ -113,9 +114,10 @@ describe('OutboxRelay', () => {
       return ids.every((id) => counts.has(id));
     }, 10_000, 'the committed rows in the stream');
     await eventually(async () => (await unpublished(ids)) === 0, 5_000, 'the rows marked published');
-    // Once each, in order, with the event id as the message id.
+    // Once each, in order, with the event id as the message id, each its first publication.
     const inStream = (await namespace.messages(EventSubject.OfferWithdrawn)).filter((m) => ids.includes(m.data.eventId as string));
     expect(inStream.map((m) => m.msgId)).toEqual(ids);
+    expect(inStream.map((m) => m.publication)).toEqual(ids.map(() => FIRST_PUBLICATION));
   });
 
   it('leaves the rows another instance publishes as they commit to that instance', async () => {
@@ -145,5 +147,8 @@ describe('OutboxRelay', () => {
     expect(Date.now() - committedAt).toBeGreaterThanOrEqual(1_000);
     const counts = await storedCounts();
     expect(ids.map((id) => counts.get(id))).toEqual([1, 1, 1]);
+    // The poll cannot know whether a row went out before (a lost mark): it does not claim a first publication.
+    const inStream = (await namespace.messages(EventSubject.OfferWithdrawn)).filter((m) => ids.includes(m.data.eventId as string));
+    expect(inStream.map((m) => m.publication)).toEqual([undefined, undefined, undefined]);
   });
 });

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { JetStreamClient, JetStreamPublishOptions, PubAck } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import { SpanKind } from '@opentelemetry/api';
 import { isUuid } from '@availability/contracts';
 import {
@@ -20,6 +21,7 @@ import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { JETSTREAM } from '../nats/nats.tokens.js';
 import { traceHeaders } from '../nats/trace-headers.js';
+import { FIRST_PUBLICATION, FIRST_PUBLICATION_HEADER } from './first-publication.js';
 import { type OutboxMessage, outboxTable } from './outbox.js';
 
 export interface OutboxOptions {
@@ -53,9 +55,13 @@ interface OutboxRow {
   traceparent: string | null;
 }
 
-/** `Nats-Msg-Id` = eventId (JetStream de-duplicates a row published twice), and the trace's headers. */
-function publishOptions(row: OutboxRow, traceparent: string | undefined): Partial<JetStreamPublishOptions> {
-  const headers = traceHeaders({ traceparent, requestId: row.trace_id ?? undefined });
+/**
+ * `Nats-Msg-Id` = eventId (JetStream de-duplicates a row published twice), the trace's headers, and
+ * on the commit path `Event-Publication: first` (FIRST_PUBLICATION_HEADER).
+ */
+function publishOptions(row: OutboxRow, traceparent: string | undefined, first: boolean): Partial<JetStreamPublishOptions> {
+  const headers = traceHeaders({ traceparent, requestId: row.trace_id ?? undefined }) ?? (first ? natsHeaders() : undefined);
+  if (first) headers?.set(FIRST_PUBLICATION_HEADER, FIRST_PUBLICATION);
   return headers ? { msgID: row.event_id, headers } : { msgID: row.event_id };
 }
 
@@ -186,7 +192,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.committed = [];
     for (const message of messages) {
       const row: OutboxRow = { event_id: message.eventId, subject: message.subject, payload: message.payload, trace_id: message.requestId ?? null, traceparent: message.traceparent ?? null };
-      const sent: Promise<void> = this.publish(row)
+      const sent: Promise<void> = this.publish(row, true)
         .then(
           () => this.markSoon(message.eventId),
           (error: Error) => this.publishFailed(error),
@@ -301,10 +307,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** One row to JetStream; with tracing on, in a producer span that is a child of the row's traceparent. */
-  private publish(row: OutboxRow): Promise<PubAck> {
+  /**
+   * One row to JetStream; with tracing on, in a producer span that is a child of the row's traceparent.
+   * `first` on the commit path only: its rows were just written, so no publish of them came before.
+   * The poll cannot know that of its rows (a lost mark republishes them).
+   */
+  private publish(row: OutboxRow, first = false): Promise<PubAck> {
     const subject = `${this.options.subjectPrefix}${row.subject}`;
-    if (!tracingOn()) return this.js.publish(subject, row.payload, publishOptions(row, row.traceparent ?? undefined));
+    if (!tracingOn()) return this.js.publish(subject, row.payload, publishOptions(row, row.traceparent ?? undefined, first));
     const { context, span } = startSpan(`publish ${row.subject}`, {
       kind: SpanKind.PRODUCER,
       from: { traceparent: row.traceparent ?? undefined, requestId: row.trace_id ?? undefined },
@@ -316,7 +326,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         [ATTR_MESSAGING_MESSAGE_ID]: row.event_id,
       },
     });
-    return this.js.publish(subject, row.payload, publishOptions(row, traceparentOf(context))).then(
+    return this.js.publish(subject, row.payload, publishOptions(row, traceparentOf(context), first)).then(
       (ack) => {
         span?.end();
         return ack;

@@ -7,6 +7,7 @@ import type { EventSubject } from '@availability/contracts';
 import { DurableConsumer } from '../consumer/durable-consumer.js';
 import type { ParkedEvent } from '../consumer/parked-events.js';
 import type { BusRole } from '../nats/bus-permissions.js';
+import { isFirstPublication } from '../outbox/first-publication.js';
 import type { RequestReply } from '../nats/request-reply.js';
 
 /**
@@ -27,6 +28,16 @@ export class JetStreamContext extends BaseRpcContext<[subject: string, message: 
   /** 1 the first time; more when the event comes back (a failed attempt, a timeout, a crash). */
   getDeliveryCount(): number {
     return this.args[1].info.deliveryCount;
+  }
+
+  /**
+   * True when no copy of this event can have been handled before: the stream's first delivery of the
+   * event's first publication (the outbox relay's commit path). A handler may then do its work
+   * without first looking for work an earlier copy did. False for a redelivery, an event the relay's
+   * poll published (it may repeat one whose mark was lost), or one published any other way.
+   */
+  isFirstSight(): boolean {
+    return this.getDeliveryCount() === 1 && isFirstPublication(this.args[1]);
   }
 }
 
