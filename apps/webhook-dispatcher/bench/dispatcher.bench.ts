@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jets
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { Agent, request } from 'undici';
 import { DirectoryPattern, EventSubject } from '@availability/contracts';
-import { ensureEventStream, SealedBox, sealWebhookTarget } from '@availability/messaging';
+import { ensureEventStream, FIRST_PUBLICATION, FIRST_PUBLICATION_HEADER, SealedBox, sealWebhookTarget } from '@availability/messaging';
 import {
   type Classify,
   createTestDatabase,
@@ -199,6 +199,8 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
     const payload = { eventId, occurredAt: at, organisationId, offerId: randomUUID(), workerId: 'w1', response: 'applied', previousResponse: 'awaiting', respondedAt: at };
     const h = natsHeaders();
     h.set('Nats-Msg-Id', eventId);
+    // As the outbox relay publishes an event as its transaction commits.
+    h.set(FIRST_PUBLICATION_HEADER, FIRST_PUBLICATION);
     const webhookId = `${eventId}:${organisationId}`;
     published.set(webhookId, performance.now());
     await js.publish(`${events.prefix}${EventSubject.OfferResponseRecorded}`, JSON.stringify(payload), { headers: h });

@@ -11,6 +11,7 @@ import { DeliveriesRepository, DISPATCHER_SCHEMA } from './delivery/deliveries.r
 import { Deliverer } from './delivery/deliverer.js';
 import { PostgresEndpointHealthStore } from './delivery/endpoint-health.store.js';
 import { EventIntake } from './delivery/event-intake.js';
+import { DeliveryRecorder } from './delivery/delivery-recorder.js';
 import { HeldDeliveries } from './delivery/held-deliveries.js';
 import { RecoverySweep } from './delivery/recovery-sweep.js';
 import { RetryQueue } from './delivery/retry-queue.js';
@@ -77,6 +78,7 @@ export class WebhookDispatcherModule {
         RetryQueue,
         HeldDeliveries,
         Deliverer,
+        DeliveryRecorder,
         EventIntake,
         RetryWorker,
         RecoverySweep,

@@ -6,7 +6,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { DirectoryPattern, EventSubject, type ResolveWebhookTargetReply, WEBHOOK_TARGET_CHANGED_SUBJECT, type WebhookTarget } from '@availability/contracts';
-import { ensureEventStream, SealedBox, sealWebhookTarget } from '@availability/messaging';
+import { ensureEventStream, FIRST_PUBLICATION, FIRST_PUBLICATION_HEADER, SealedBox, sealWebhookTarget } from '@availability/messaging';
 import { jetstreamManager } from '@nats-io/jetstream';
 import {
   answerRequests,
@@ -56,9 +56,15 @@ export class TestNats {
     return nats;
   }
 
-  async publish(subject: string, payload: Record<string, unknown>, msgId = payload.eventId as string): Promise<void> {
+  /**
+   * As the relay publishes an event: as its transaction commits (`first`, the default), or by its poll
+   * (`first: false`), which may publish an event again; `msgId` other than the event id makes JetStream
+   * store a copy it would otherwise drop.
+   */
+  async publish(subject: string, payload: Record<string, unknown>, { msgId = payload.eventId as string, first = true }: { msgId?: string; first?: boolean } = {}): Promise<void> {
     const h = natsHeaders();
     h.set('Nats-Msg-Id', msgId);
+    if (first) h.set(FIRST_PUBLICATION_HEADER, FIRST_PUBLICATION);
     await this.js.publish(`${this.prefix}${subject}`, JSON.stringify(payload), { headers: h });
   }
 

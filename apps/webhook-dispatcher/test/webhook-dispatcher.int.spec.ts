@@ -125,16 +125,48 @@ describe('delivery and signing', () => {
     expect(receiver.requests.length).toBe(before);
   });
 
-  it('makes one webhook of an event JetStream delivers twice (same eventId, different Nats-Msg-Id)', async () => {
+  it('calls at once for an event seen for the first time, and writes its delivery once, with the outcome', async () => {
+    const org = organisation(`${receiver.url}/first-sight`);
+    const event = offerResponseEvent(org);
+    receiver.respond = (request) => (request.url.startsWith('/first-sight') ? { status: 200, delayMs: 450 } : { status: 200 });
+    await nats.publish(OFFER_RESPONSE, event);
+    await eventually(() => receiver.to('/first-sight/').length === 1);
+    // The call is in flight (answered after 450 ms, within the 600 ms timeout) and nothing is logged yet: the JetStream message is what keeps it.
+    expect(await admin.deliveries({ eventId: event.eventId as string })).toEqual([]);
+    const delivery = await settled(event.eventId as string, 'succeeded');
+    expect(delivery).toMatchObject({ attempts: 1, lastStatusCode: 200, url: `${receiver.url}/first-sight/offer/response` });
+    expect(delivery.attemptLog).toEqual([expect.objectContaining({ attemptNo: 1, series: 0, statusCode: 200 })]);
+    receiver.respond = () => ({ status: 200 });
+  });
+
+  it('makes one webhook of an event published again after its delivery finished (the poll, past the duplicate window)', async () => {
     const org = organisation(`${receiver.url}/dup`);
     const event = offerResponseEvent(org);
-    await nats.publish(OFFER_RESPONSE, event, `${event.eventId}-a`);
+    await nats.publish(OFFER_RESPONSE, event, { msgId: `${event.eventId}-a` });
     await settled(event.eventId as string, 'succeeded');
-    await nats.publish(OFFER_RESPONSE, event, `${event.eventId}-b`);
-    await nats.publish(OFFER_RESPONSE, { ...event }, `${event.eventId}-c`);
+    // Published again by the relay's poll (a lost mark), stored again under other message ids: not first publications.
+    await nats.publish(OFFER_RESPONSE, event, { msgId: `${event.eventId}-b`, first: false });
+    await nats.publish(OFFER_RESPONSE, { ...event }, { msgId: `${event.eventId}-c`, first: false });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(receiver.requests.filter((r) => r.headers['webhook-id'] === `${event.eventId}:${org}`)).toHaveLength(1);
     expect(await admin.deliveries({ eventId: event.eventId as string })).toHaveLength(1);
+  });
+
+  it('logs every call when two copies of an event both claim to be its first publication: one delivery, same webhook-id', async () => {
+    const org = organisation(`${receiver.url}/twice-first`);
+    const event = offerResponseEvent(org);
+    await Promise.all([nats.publish(OFFER_RESPONSE, event, { msgId: `${event.eventId}-a` }), nats.publish(OFFER_RESPONSE, event, { msgId: `${event.eventId}-b` })]);
+    await eventually(() => receiver.to('/twice-first/').length === 2);
+    const [delivery] = await eventually(async () => {
+      const found = await admin.deliveries({ eventId: event.eventId as string });
+      return found.length === 1 && found[0].attempts === 2 ? found : null;
+    });
+    expect(delivery.status).toBe('succeeded');
+    expect(new Set(receiver.to('/twice-first/').map((r) => r.headers['webhook-id']))).toEqual(new Set([`${event.eventId}:${org}`]));
+    expect(delivery.attemptLog.map((a) => [a.attemptNo, a.statusCode])).toEqual([
+      [1, 200],
+      [2, 200],
+    ]);
   });
 });
 

@@ -1,11 +1,12 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { counter, histogram, LATENCY_BUCKETS_SECONDS, MicroBatcher } from '@availability/service-core';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { counter, histogram, LATENCY_BUCKETS_SECONDS } from '@availability/service-core';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { holdWithJitter } from '../domain/backoff.js';
-import { EndpointGate, type GateReport } from '../domain/endpoint-gate.js';
+import { type Admission, EndpointGate, type GateReport } from '../domain/endpoint-gate.js';
 import { type RetryPolicy, stepAfterAttempt } from '../domain/retry-policy.js';
-import { type AttemptRecord, DeliveriesRepository, type DeliveryStatus } from './deliveries.repository.js';
+import { type AttemptRecord, DeliveriesRepository, type DeliveryStatus, type NewDelivery } from './deliveries.repository.js';
 import { type Delivery, deliveryOf } from './delivery.js';
+import { DeliveryRecorder } from './delivery-recorder.js';
 import { HeldDeliveries } from './held-deliveries.js';
 import { RetryQueue } from './retry-queue.js';
 import { TargetResolver, type WebhookTarget } from './target-resolver.js';
@@ -21,6 +22,12 @@ export type Delivered = { kind: 'done' } | { kind: 'wait'; ms: number };
 /** Delay when the directory could not tell us where to call (our side, not the integrator's: no attempt used). */
 const TARGET_UNKNOWN_WAIT_MS = 5_000;
 
+/** An attempt's outcome, as `attempt` records it: the log's side is up to the caller (`record`). */
+type AttemptOutcome = Omit<AttemptRecord, 'deliveryId' | 'series'>;
+
+/** What an attempt is made of: a delivery, logged or about to be logged with this attempt. */
+type Call = Omit<Delivery, 'deliveryId' | 'series'>;
+
 /**
  * The path of one attempt, wherever it starts (the event stream for a first attempt, a job for a
  * retry): where to call → the endpoint gate's admission → the signed call → the gate's report → one
@@ -28,10 +35,9 @@ const TARGET_UNKNOWN_WAIT_MS = 5_000;
  * acknowledges anything.
  */
 @Injectable()
-export class Deliverer implements OnModuleInit, OnModuleDestroy {
+export class Deliverer implements OnModuleInit {
   private readonly logger = new Logger('Deliverer');
   private readonly retryPolicy: RetryPolicy;
-  private readonly attempts: MicroBatcher<AttemptRecord, void>;
   private readonly outcomes = counter(
     'webhook_deliveries_total',
     'Webhook delivery attempts by outcome: succeeded, failed (will retry), dead (dead-lettered), skipped (no base URL).',
@@ -49,6 +55,7 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
     private readonly resolver: TargetResolver,
     private readonly sender: WebhookSender,
     private readonly repository: DeliveriesRepository,
+    private readonly recorder: DeliveryRecorder,
     private readonly retries: RetryQueue,
     private readonly held: HeldDeliveries,
     private readonly config: WebhookDispatcherConfig,
@@ -59,7 +66,6 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
       clientErrorMaxAttempts: config.WEBHOOK_CLIENT_ERROR_MAX_ATTEMPTS,
       retryAfterMaxMs: config.WEBHOOK_RETRY_AFTER_MAX_MS,
     };
-    this.attempts = new MicroBatcher((records) => this.repository.recordAttempts(records).then(() => records.map(() => undefined)), 500);
   }
 
   onModuleInit(): void {
@@ -78,11 +84,7 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
     await this.held.release(organisationId);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.attempts.drain();
-  }
-
-  /** Attempt `attemptNo` (from 1 within its series) of a delivery, if its endpoint admits it now. */
+  /** Attempt `attemptNo` (from 1 within its series) of a logged delivery, if its endpoint admits it now. */
   async deliver(delivery: Delivery, attemptNo: number): Promise<Delivered> {
     const org = delivery.organisationId;
     const target = await this.target(org);
@@ -92,21 +94,59 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
       return { kind: 'done' };
     }
     const admission = await this.gate.admit(org);
+    if (admission.kind !== 'go') return this.keepBack(delivery, admission);
+    const outcome = await this.attempt(delivery, attemptNo, { ...target, baseUrl: target.baseUrl }, async (record) => {
+      await this.recorder.attempt({ ...record, deliveryId: delivery.deliveryId, series: delivery.series });
+      return delivery;
+    });
+    await this.follow(org, outcome, attemptNo);
+    return { kind: 'done' };
+  }
+
+  /**
+   * The first attempt of a delivery nothing is logged for yet (an event seen for the first time,
+   * EventIntake): the call comes first, and the delivery is written once, with its outcome. One kept
+   * back by its endpoint is written first, as what keeps it back (a job, a hold) refers to it.
+   */
+  async deliverFirst(row: NewDelivery, target: WebhookTarget & { baseUrl: string }): Promise<Delivered> {
+    const admission = await this.gate.admit(row.organisationId);
+    if (admission.kind !== 'go') {
+      const logged = await this.recorder.delivery(row);
+      // An event that had a delivery already (published again) leaves it to its own course.
+      if (!logged.inserted || logged.id === null) return { kind: 'done' };
+      const delivery = deliveryOf({ ...row, id: logged.id, series: logged.series });
+      const kept = await this.keepBack(delivery, admission);
+      if (kept.kind === 'wait') await this.retries.schedule(delivery, 1, kept.ms);
+      return { kind: 'done' };
+    }
+    const call: Call = { eventId: row.eventId, organisationId: row.organisationId, subject: row.eventSubject, webhookId: row.webhookId, method: row.method as Call['method'], path: row.path, body: row.body };
+    const outcome = await this.attempt(call, 1, target, async (record) => {
+      const id = await this.recorder.firstAttempt({ ...record, delivery: row });
+      return id === null ? null : deliveryOf({ ...row, id, series: 0 });
+    });
+    await this.follow(row.organisationId, outcome, 1);
+    return { kind: 'done' };
+  }
+
+  /** What an endpoint that did not admit a logged delivery means for it. */
+  private async keepBack(delivery: Delivery, admission: Exclude<Admission, { kind: 'go' }>): Promise<Delivered> {
     switch (admission.kind) {
       case 'dead':
         await this.settle(delivery, 'dead', `endpoint disabled: ${admission.reason}`);
         return { kind: 'done' };
       case 'hold':
-        await this.held.hold({ deliveryId: delivery.deliveryId, series: delivery.series, organisationId: org, trialInMs: holdWithJitter(admission.trialInMs) });
+        await this.held.hold({ deliveryId: delivery.deliveryId, series: delivery.series, organisationId: delivery.organisationId, trialInMs: holdWithJitter(admission.trialInMs) });
         return { kind: 'done' };
       case 'wait':
         this.waits.inc({ reason: 'endpoint-busy' });
         return { kind: 'wait', ms: holdWithJitter(admission.ms) };
     }
-    const outcome = await this.attempt(delivery, attemptNo, { ...target, baseUrl: target.baseUrl });
-    if (outcome.status === 'failed') await this.retries.schedule(delivery, attemptNo + 1, outcome.retryInMs);
-    if (outcome.closed) this.releaseHeld(org);
-    return { kind: 'done' };
+  }
+
+  /** What follows a logged attempt: its retry queued, and what was held for its endpoint released if it closed the circuit. */
+  private async follow(organisationId: string, outcome: { delivery: Delivery | null; status: DeliveryStatus; retryInMs: number; closed: boolean }, attemptNo: number): Promise<void> {
+    if (outcome.status === 'failed' && outcome.delivery) await this.retries.schedule(outcome.delivery, attemptNo + 1, outcome.retryInMs);
+    if (outcome.closed) this.releaseHeld(organisationId);
   }
 
   /**
@@ -132,7 +172,11 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
     if (admission.kind === 'dead') return { kind: 'done' };
     if (admission.kind === 'hold') return { kind: 'wait', ms: holdWithJitter(admission.trialInMs) };
     if (admission.kind === 'wait') return { kind: 'wait', ms: holdWithJitter(admission.ms) };
-    const outcome = await this.attempt(deliveryOf(next), next.attemptsInSeries + 1, { ...target, baseUrl: target.baseUrl });
+    const delivery = deliveryOf(next);
+    const outcome = await this.attempt(delivery, next.attemptsInSeries + 1, { ...target, baseUrl: target.baseUrl }, async (record) => {
+      await this.recorder.attempt({ ...record, deliveryId: delivery.deliveryId, series: delivery.series });
+      return delivery;
+    });
     if (outcome.status !== 'succeeded') return { kind: 'wait', ms: this.held.trialDelayMs() };
     await this.held.release(organisationId);
     return { kind: 'done' };
@@ -148,12 +192,17 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** One admitted call, reported to the gate and logged; what follows it is decided here, once. */
+  /**
+   * One admitted call, reported to the gate and logged by `record` (which says which logged delivery
+   * it was an attempt of: null when another copy of the event owns the delivery); what follows it is
+   * decided here, once.
+   */
   private async attempt(
-    delivery: Delivery,
+    delivery: Call,
     attemptNo: number,
     target: WebhookTarget & { baseUrl: string },
-  ): Promise<{ status: DeliveryStatus; retryInMs: number; closed: boolean }> {
+    record: (outcome: AttemptOutcome) => Promise<Delivery | null>,
+  ): Promise<{ delivery: Delivery | null; status: DeliveryStatus; retryInMs: number; closed: boolean }> {
     const org = delivery.organisationId;
     let call;
     try {
@@ -178,9 +227,7 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
       status = 'dead';
       errorMessage = `${errorMessage ?? 'failed'}; endpoint disabled: ${report.disabled}`;
     }
-    await this.attempts.add({
-      deliveryId: delivery.deliveryId,
-      series: delivery.series,
+    const logged = await record({
       startedAt: call.startedAt,
       durationMs: call.durationMs,
       statusCode: call.response?.status ?? null,
@@ -194,7 +241,7 @@ export class Deliverer implements OnModuleInit, OnModuleDestroy {
     this.outcomes.inc({ outcome: status });
     this.callDurations.observe(call.durationMs / 1000);
     if (status !== 'failed') retryInMs = 0;
-    return { status, retryInMs, closed: report.closed && status === 'succeeded' };
+    return { delivery: logged, status, retryInMs, closed: report.closed && status === 'succeeded' };
   }
 
   /** A decision taken without calling the integrator. */

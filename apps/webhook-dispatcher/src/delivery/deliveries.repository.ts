@@ -52,6 +52,14 @@ export interface AttemptRecord {
   url: string | null;
 }
 
+/**
+ * The first attempt of a delivery nothing was written for before it (an event's first sight): the
+ * delivery and its attempt are written together, the delivery already in the state the attempt left it.
+ */
+export interface FirstAttemptRecord extends Omit<AttemptRecord, 'deliveryId' | 'series'> {
+  delivery: NewDelivery;
+}
+
 /** A delivery as the operator and portal APIs show it. */
 export interface DeliveryView {
   id: number;
@@ -216,6 +224,35 @@ const RECORD_ATTEMPTS: PreparedStatement = {
        FROM updated u JOIN input i ON i.delivery_id = u.id`,
 };
 
+/**
+ * The statement of a first attempt (every event seen for the first time): the delivery with its
+ * outcome, and its attempt. An event that has a delivery already (a copy of it was published again)
+ * keeps it: its id comes back null, and the attempt is appended to it (appendRepeatAttempt).
+ */
+const RECORD_FIRST_ATTEMPTS: PreparedStatement = {
+  name: 'dispatcher.record-first-attempts',
+  text: `WITH input AS (
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                                $9::text[], $10::timestamptz[], $11::timestamptz[], $12::int[], $13::int[], $14::text[], $15::text[], $16::text[])
+             WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url,
+                                  status, next_attempt_at, started_at, duration_ms, status_code, error_kind, error_message, excerpt, n)
+         ), inserted AS (
+           INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status,
+                                            attempts, next_attempt_at, last_status_code, last_error)
+           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, 1, next_attempt_at, status_code, error_message
+           FROM input ORDER BY n
+           ON CONFLICT (event_id, organisation_id) DO NOTHING
+           RETURNING id, event_id, organisation_id
+         ), attempts AS (
+           INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_kind, error_message, response_excerpt)
+           SELECT ins.id, 1, 0, i.started_at, i.duration_ms, i.status_code, i.error_kind, i.error_message, i.excerpt
+           FROM inserted ins JOIN input i ON i.event_id = ins.event_id AND i.organisation_id = ins.organisation_id
+         )
+         SELECT ins.id FROM input i
+         LEFT JOIN inserted ins ON ins.event_id = i.event_id AND ins.organisation_id = i.organisation_id
+         ORDER BY i.n`,
+};
+
 /** Every SQL statement webhook-dispatcher runs lives here. */
 @Injectable()
 export class DeliveriesRepository {
@@ -264,6 +301,60 @@ export class DeliveriesRepository {
       records.map((r) => r.nextAttemptAt),
       records.map((r) => r.url),
     ]);
+  }
+
+  /**
+   * Records first attempts with their deliveries, in one statement for the whole batch. Returns, in
+   * input order, each new delivery's id, or null where the event had a delivery already.
+   */
+  async recordFirstAttempts(records: FirstAttemptRecord[]): Promise<Array<number | null>> {
+    const rows = await runPrepared<{ id: number | null }>(this.dataSource, RECORD_FIRST_ATTEMPTS, [
+      records.map((r) => r.delivery.eventId),
+      records.map((r) => r.delivery.organisationId),
+      records.map((r) => r.delivery.eventSubject),
+      records.map((r) => r.delivery.webhookId),
+      records.map((r) => r.delivery.method),
+      records.map((r) => r.delivery.path),
+      records.map((r) => r.delivery.body),
+      records.map((r) => r.url ?? r.delivery.url),
+      records.map((r) => r.status),
+      records.map((r) => r.nextAttemptAt),
+      records.map((r) => r.startedAt),
+      records.map((r) => Math.round(r.durationMs)),
+      records.map((r) => r.statusCode),
+      records.map((r) => r.errorKind),
+      records.map((r) => r.errorMessage),
+      records.map((r) => r.responseExcerpt),
+    ]);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * An attempt made for an event that had a delivery already (a copy of it published again): logged
+   * as one more attempt of that delivery, whose status and schedule stay as they were. Returns the
+   * delivery's id.
+   */
+  async appendRepeatAttempt(record: FirstAttemptRecord): Promise<number | undefined> {
+    const rows: Array<{ id: number }> = await this.dataSource.query(
+      `WITH updated AS (
+         UPDATE dispatcher.delivery SET attempts = attempts + 1, updated_at = now()
+         WHERE event_id = $1 AND organisation_id = $2 RETURNING id, attempts, series
+       )
+       INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_kind, error_message, response_excerpt)
+       SELECT id, attempts, series, $3, $4, $5, $6, $7, $8 FROM updated
+       RETURNING delivery_id AS id`,
+      [
+        record.delivery.eventId,
+        record.delivery.organisationId,
+        record.startedAt,
+        Math.round(record.durationMs),
+        record.statusCode,
+        record.errorKind,
+        record.errorMessage,
+        record.responseExcerpt,
+      ],
+    );
+    return rows[0]?.id;
   }
 
   /** A decision taken without calling the integrator (endpoint disabled, no base URL any more). */

@@ -1,0 +1,51 @@
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { counter, MicroBatcher } from '@availability/service-core';
+import { type AttemptRecord, DeliveriesRepository, type FirstAttemptRecord, type IntakeResult, type NewDelivery } from './deliveries.repository.js';
+
+/**
+ * What the delivery path writes to the delivery log, each kind batched: what finishes in one turn of
+ * the event loop shares one statement. A write resolves once it is committed.
+ */
+@Injectable()
+export class DeliveryRecorder implements OnModuleDestroy {
+  private readonly logger = new Logger('DeliveryRecorder');
+  private readonly deliveries = new MicroBatcher<NewDelivery, IntakeResult>((rows) => this.repository.insertDeliveries(rows), 500);
+  private readonly attempts = new MicroBatcher<AttemptRecord, void>((records) => this.repository.recordAttempts(records).then(() => records.map(() => undefined)), 500);
+  private readonly firstAttempts = new MicroBatcher<FirstAttemptRecord, number | null>((records) => this.repository.recordFirstAttempts(records), 500);
+  private readonly repeats = counter(
+    'webhook_repeated_event_calls_total',
+    'Calls made for an event that had a delivery already (a copy of the event was published again): each is logged as one more attempt of that delivery.',
+  );
+
+  constructor(private readonly repository: DeliveriesRepository) {}
+
+  /** Graceful shutdown: what was handed over is written first. */
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([this.deliveries.drain(), this.attempts.drain(), this.firstAttempts.drain()]);
+  }
+
+  /** A delivery before its first attempt, idempotently: an event that has one already finds it. */
+  delivery(row: NewDelivery): Promise<IntakeResult> {
+    return this.deliveries.add(row);
+  }
+
+  /** An attempt of a logged delivery, and the state it leaves the delivery in. */
+  attempt(record: AttemptRecord): Promise<void> {
+    return this.attempts.add(record);
+  }
+
+  /**
+   * The first attempt of a delivery that was not logged before it, written with the delivery. Returns
+   * the new delivery's id; null when the event had a delivery already, whose course this attempt does
+   * not change (it is logged as one more of its attempts).
+   */
+  async firstAttempt(record: FirstAttemptRecord): Promise<number | null> {
+    const id = await this.firstAttempts.add(record);
+    if (id !== null) return id;
+    this.repeats.inc();
+    const { eventId, organisationId } = record.delivery;
+    this.logger.warn(`event ${eventId} for ${organisationId} came again under another stream message and was called again; the call is logged with its delivery`);
+    await this.repository.appendRepeatAttempt(record);
+    return null;
+  }
+}
