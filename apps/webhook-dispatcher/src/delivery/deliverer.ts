@@ -95,10 +95,7 @@ export class Deliverer implements OnModuleInit {
     }
     const admission = await this.gate.admit(org);
     if (admission.kind !== 'go') return this.keepBack(delivery, admission);
-    const outcome = await this.attempt(delivery, attemptNo, { ...target, baseUrl: target.baseUrl }, async (record) => {
-      await this.recorder.attempt({ ...record, deliveryId: delivery.deliveryId, series: delivery.series });
-      return delivery;
-    });
+    const outcome = await this.attempt(delivery, attemptNo, { ...target, baseUrl: target.baseUrl }, this.loggedAttemptOf(delivery));
     await this.follow(org, outcome, attemptNo);
     return { kind: 'done' };
   }
@@ -126,6 +123,14 @@ export class Deliverer implements OnModuleInit {
     });
     await this.follow(row.organisationId, outcome, 1);
     return { kind: 'done' };
+  }
+
+  /** How an attempt of a delivery already in the log is logged. */
+  private loggedAttemptOf(delivery: Delivery): (outcome: AttemptOutcome) => Promise<Delivery> {
+    return async (outcome) => {
+      await this.recorder.attempt({ ...outcome, deliveryId: delivery.deliveryId, series: delivery.series });
+      return delivery;
+    };
   }
 
   /** What an endpoint that did not admit a logged delivery means for it. */
@@ -173,10 +178,7 @@ export class Deliverer implements OnModuleInit {
     if (admission.kind === 'hold') return { kind: 'wait', ms: holdWithJitter(admission.trialInMs) };
     if (admission.kind === 'wait') return { kind: 'wait', ms: holdWithJitter(admission.ms) };
     const delivery = deliveryOf(next);
-    const outcome = await this.attempt(delivery, next.attemptsInSeries + 1, { ...target, baseUrl: target.baseUrl }, async (record) => {
-      await this.recorder.attempt({ ...record, deliveryId: delivery.deliveryId, series: delivery.series });
-      return delivery;
-    });
+    const outcome = await this.attempt(delivery, next.attemptsInSeries + 1, { ...target, baseUrl: target.baseUrl }, this.loggedAttemptOf(delivery));
     if (outcome.status !== 'succeeded') return { kind: 'wait', ms: this.held.trialDelayMs() };
     await this.held.release(organisationId);
     return { kind: 'done' };
