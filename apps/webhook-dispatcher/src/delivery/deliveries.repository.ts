@@ -233,9 +233,9 @@ const RECORD_FIRST_ATTEMPTS: PreparedStatement = {
   name: 'dispatcher.record-first-attempts',
   text: `WITH input AS (
            SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                                $9::text[], $10::timestamptz[], $11::timestamptz[], $12::int[], $13::int[], $14::text[], $15::text[], $16::text[])
+                                $9::timestamptz[], $10::int[], $11::int[], $12::text[], $13::text[], $14::text[], $15::text[], $16::timestamptz[])
              WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url,
-                                  status, next_attempt_at, started_at, duration_ms, status_code, error_kind, error_message, excerpt, n)
+                                  started_at, duration_ms, status_code, error_kind, error_message, excerpt, status, next_attempt_at, n)
          ), inserted AS (
            INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status,
                                             attempts, next_attempt_at, last_status_code, last_error)
@@ -252,6 +252,20 @@ const RECORD_FIRST_ATTEMPTS: PreparedStatement = {
          LEFT JOIN inserted ins ON ins.event_id = i.event_id AND ins.organisation_id = i.organisation_id
          ORDER BY i.n`,
 };
+
+/** An attempt's outcome as the attempt statements take it: one array per column, in this order. */
+function outcomeColumns(records: Array<Omit<AttemptRecord, 'deliveryId' | 'series'>>): unknown[][] {
+  return [
+    records.map((r) => r.startedAt),
+    records.map((r) => Math.round(r.durationMs)),
+    records.map((r) => r.statusCode),
+    records.map((r) => r.errorKind),
+    records.map((r) => r.errorMessage),
+    records.map((r) => r.responseExcerpt),
+    records.map((r) => r.status),
+    records.map((r) => r.nextAttemptAt),
+  ];
+}
 
 /** Every SQL statement webhook-dispatcher runs lives here. */
 @Injectable()
@@ -291,14 +305,7 @@ export class DeliveriesRepository {
     await runPrepared(this.dataSource, RECORD_ATTEMPTS, [
       records.map((r) => r.deliveryId),
       records.map((r) => r.series),
-      records.map((r) => r.startedAt),
-      records.map((r) => Math.round(r.durationMs)),
-      records.map((r) => r.statusCode),
-      records.map((r) => r.errorKind),
-      records.map((r) => r.errorMessage),
-      records.map((r) => r.responseExcerpt),
-      records.map((r) => r.status),
-      records.map((r) => r.nextAttemptAt),
+      ...outcomeColumns(records),
       records.map((r) => r.url),
     ]);
   }
@@ -317,14 +324,7 @@ export class DeliveriesRepository {
       records.map((r) => r.delivery.path),
       records.map((r) => r.delivery.body),
       records.map((r) => r.url ?? r.delivery.url),
-      records.map((r) => r.status),
-      records.map((r) => r.nextAttemptAt),
-      records.map((r) => r.startedAt),
-      records.map((r) => Math.round(r.durationMs)),
-      records.map((r) => r.statusCode),
-      records.map((r) => r.errorKind),
-      records.map((r) => r.errorMessage),
-      records.map((r) => r.responseExcerpt),
+      ...outcomeColumns(records),
     ]);
     return rows.map((r) => r.id);
   }
