@@ -14,7 +14,7 @@ export class DeliveryRecorder implements OnModuleDestroy {
   private readonly firstAttempts = new MicroBatcher<FirstAttemptRecord, number | null>((records) => this.repository.recordFirstAttempts(records), 500);
   private readonly repeats = counter(
     'webhook_repeated_event_calls_total',
-    'Calls made for an event that had a delivery already (a copy of the event was published again): each is logged as one more attempt of that delivery.',
+    'Calls made for an event seen for the first time that had a delivery already (published as first twice, or a delivery count lost in a NATS leader change): each is logged as one more attempt of that delivery.',
   );
 
   constructor(private readonly repository: DeliveriesRepository) {}
@@ -44,7 +44,7 @@ export class DeliveryRecorder implements OnModuleDestroy {
     if (id !== null) return id;
     this.repeats.inc();
     const { eventId, organisationId } = record.delivery;
-    this.logger.warn(`event ${eventId} for ${organisationId} came again under another stream message and was called again; the call is logged with its delivery`);
+    this.logger.warn(`event ${eventId} for ${organisationId} came as new but had a delivery already: it was called again (same webhook-id), and the call is logged with that delivery`);
     await this.repository.appendRepeatAttempt(record);
     return null;
   }
