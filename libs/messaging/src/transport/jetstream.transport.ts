@@ -31,10 +31,11 @@ export class JetStreamContext extends BaseRpcContext<[subject: string, message: 
   }
 
   /**
-   * True when no copy of this event can have been handled before: the stream's first delivery of the
-   * event's first publication (the outbox relay's commit path). A handler may then do its work
-   * without first looking for work an earlier copy did. False for a redelivery, an event the relay's
-   * poll published (it may repeat one whose mark was lost), or one published any other way.
+   * True for the stream's first delivery of an event's first publication (the outbox relay's commit
+   * path): no copy of it should have been handled before, so a handler may do its work without first
+   * looking for work an earlier copy did, as long as it still copes with the rare repeat (a clustered
+   * consumer that lost its record of a delivery in a leader change). False for a redelivery, an event
+   * the relay's poll published (it may repeat one whose mark was lost), or one published any other way.
    */
   isFirstSight(): boolean {
     return this.getDeliveryCount() === 1 && isFirstPublication(this.args[1]);
