@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { BusCredentials, BusService } from '@availability/messaging';
+import { type BusCredentials, type BusService, FIRST_PUBLICATION_HEADER } from '@availability/messaging';
 import { Redis } from 'ioredis';
 import { startTestNatsCluster, type TestNatsCluster } from './test-nats-cluster.js';
 import { startTestNatsServer } from './test-nats-server.js';
@@ -15,7 +15,7 @@ export interface StoredEvent {
   msgId?: string;
   /** The `x-request-id` of the request that caused the event. */
   traceId?: string;
-  /** The `Event-Publication` header: `first` when the relay published it as its transaction committed. */
+  /** The FIRST_PUBLICATION_HEADER: `first` when the relay published it as its transaction committed. */
   publication?: string;
   /** When JetStream stored it (epoch ms). */
   storedAt: number;
@@ -98,7 +98,7 @@ export async function createTestEventNamespace(options: TestEventNamespaceOption
         for await (const message of batch) {
           got += 1;
           out.push({ subject: message.subject.slice(prefix.length), data: message.json(), msgId: message.headers?.get('Nats-Msg-Id'), traceId: message.headers?.get('x-request-id'),
-            publication: message.headers?.get('Event-Publication') || undefined,
+            publication: message.headers?.get(FIRST_PUBLICATION_HEADER) || undefined,
             storedAt: Math.round(message.info.timestampNanos / 1e6),
           });
         }

@@ -2,8 +2,8 @@ import { inSpan, tracingOn } from '@availability/service-core';
 import type { Delivered } from './deliverer.js';
 import type { Delivery } from './delivery.js';
 
-/** What an attempt's span names: a logged delivery, or a first attempt's delivery before it is logged (no id yet). */
-type SpanDelivery = Pick<Delivery, 'webhookId' | 'organisationId'> & { deliveryId?: number; series?: number; subject?: string; eventSubject?: string };
+/** What an attempt's span names: a logged delivery, or a first attempt's before it is logged (no id yet, series 0). */
+type SpanDelivery = Pick<Delivery, 'webhookId' | 'organisationId' | 'subject'> & Partial<Pick<Delivery, 'deliveryId' | 'series'>>;
 
 /**
  * One attempt of a delivery, from its endpoint's admission to its outcome in the delivery log, as a
@@ -25,7 +25,7 @@ function attemptAttributes(delivery: SpanDelivery, attemptNo: number) {
     'webhook.delivery_id': delivery.deliveryId,
     'webhook.series': delivery.series ?? 0,
     'webhook.attempt': attemptNo,
-    'webhook.event_subject': delivery.subject ?? delivery.eventSubject,
+    'webhook.event_subject': delivery.subject,
     'webhook.organisation_id': delivery.organisationId,
   };
 }

@@ -5,7 +5,7 @@ import { holdWithJitter } from '../domain/backoff.js';
 import { type Admission, EndpointGate, type GateReport } from '../domain/endpoint-gate.js';
 import { type RetryPolicy, stepAfterAttempt } from '../domain/retry-policy.js';
 import { type AttemptRecord, DeliveriesRepository, type DeliveryStatus, type NewDelivery } from './deliveries.repository.js';
-import { type Delivery, deliveryOf } from './delivery.js';
+import { callOf, type Delivery, type DeliveryCall, deliveryOf } from './delivery.js';
 import { DeliveryRecorder } from './delivery-recorder.js';
 import { HeldDeliveries } from './held-deliveries.js';
 import { RetryQueue } from './retry-queue.js';
@@ -24,9 +24,6 @@ const TARGET_UNKNOWN_WAIT_MS = 5_000;
 
 /** An attempt's outcome, as `attempt` records it: the log's side is up to the caller (`record`). */
 type AttemptOutcome = Omit<AttemptRecord, 'deliveryId' | 'series'>;
-
-/** What an attempt is made of: a delivery, logged or about to be logged with this attempt. */
-type Call = Omit<Delivery, 'deliveryId' | 'series'>;
 
 /**
  * The path of one attempt, wherever it starts (the event stream for a first attempt, a job for a
@@ -116,8 +113,7 @@ export class Deliverer implements OnModuleInit {
       if (kept.kind === 'wait') await this.retries.schedule(delivery, 1, kept.ms);
       return { kind: 'done' };
     }
-    const call: Call = { eventId: row.eventId, organisationId: row.organisationId, subject: row.eventSubject, webhookId: row.webhookId, method: row.method as Call['method'], path: row.path, body: row.body };
-    const outcome = await this.attempt(call, 1, target, async (record) => {
+    const outcome = await this.attempt(callOf(row), 1, target, async (record) => {
       const id = await this.recorder.firstAttempt({ ...record, delivery: row });
       return id === null ? null : deliveryOf({ ...row, id, series: 0 });
     });
@@ -200,7 +196,7 @@ export class Deliverer implements OnModuleInit {
    * decided here, once.
    */
   private async attempt(
-    delivery: Call,
+    delivery: DeliveryCall,
     attemptNo: number,
     target: WebhookTarget & { baseUrl: string },
     record: (outcome: AttemptOutcome) => Promise<Delivery | null>,

@@ -17,10 +17,11 @@ export interface Delivery {
   test?: boolean;
 }
 
-/** A delivery row as the log holds it (`RedeliveryRow`, `HeldRow`), as a Delivery. */
-export function deliveryOf(row: {
-  id: number;
-  series: number;
+/** What one call of a delivery is made of, logged or not yet (a first attempt is logged with its outcome). */
+export type DeliveryCall = Omit<Delivery, 'deliveryId' | 'series'>;
+
+/** A delivery's row, written or about to be, as the call it makes. */
+export function callOf(row: {
   eventId: string;
   organisationId: string;
   eventSubject: string;
@@ -29,10 +30,8 @@ export function deliveryOf(row: {
   path: string;
   body: string;
   test?: boolean;
-}): Delivery {
-  const delivery: Delivery = {
-    deliveryId: row.id,
-    series: row.series,
+}): DeliveryCall {
+  const call: DeliveryCall = {
     eventId: row.eventId,
     organisationId: row.organisationId,
     subject: row.eventSubject,
@@ -42,6 +41,11 @@ export function deliveryOf(row: {
     body: row.body,
   };
   // Only tests carry the flag, so a real delivery's job holds exactly what it did before.
-  if (row.test) delivery.test = true;
-  return delivery;
+  if (row.test) call.test = true;
+  return call;
+}
+
+/** A delivery row as the log holds it (`RedeliveryRow`, `HeldRow`), as a Delivery. */
+export function deliveryOf(row: Parameters<typeof callOf>[0] & { id: number; series: number }): Delivery {
+  return { deliveryId: row.id, series: row.series, ...callOf(row) };
 }

@@ -55,7 +55,8 @@ export class EventIntake {
     };
     if (firstSight && url && target.baseUrl) {
       const baseUrl = target.baseUrl;
-      await inAttemptSpan(row, 1, () => this.deliverer.deliverFirst(row, { ...target, baseUrl }));
+      const named = { webhookId: row.webhookId, organisationId: row.organisationId, subject: row.eventSubject };
+      await inAttemptSpan(named, 1, () => this.deliverer.deliverFirst(row, { ...target, baseUrl }));
       return;
     }
     const recorded = await this.recorder.delivery(row);
