@@ -253,6 +253,19 @@ const RECORD_FIRST_ATTEMPTS: PreparedStatement = {
          ORDER BY i.n`,
 };
 
+/** A new delivery's event and call as the statements that write one take them: one array per column, in this order. */
+function newDeliveryColumns(rows: NewDelivery[]): unknown[][] {
+  return [
+    rows.map((r) => r.eventId),
+    rows.map((r) => r.organisationId),
+    rows.map((r) => r.eventSubject),
+    rows.map((r) => r.webhookId),
+    rows.map((r) => r.method),
+    rows.map((r) => r.path),
+    rows.map((r) => r.body),
+  ];
+}
+
 /** An attempt's outcome as the attempt statements take it: one array per column, in this order. */
 function outcomeColumns(records: Array<Omit<AttemptRecord, 'deliveryId' | 'series'>>): unknown[][] {
   return [
@@ -279,13 +292,7 @@ export class DeliveriesRepository {
   async insertDeliveries(rows: NewDelivery[]): Promise<IntakeResult[]> {
     type Row = { id: number | null; status: DeliveryStatus | null; series: number | null; inserted: boolean; held: boolean; attemptsInSeries: number };
     const result = await runPrepared<Row>(this.dataSource, INSERT_DELIVERIES, [
-      rows.map((r) => r.eventId),
-      rows.map((r) => r.organisationId),
-      rows.map((r) => r.eventSubject),
-      rows.map((r) => r.webhookId),
-      rows.map((r) => r.method),
-      rows.map((r) => r.path),
-      rows.map((r) => r.body),
+      ...newDeliveryColumns(rows),
       rows.map((r) => r.url),
       rows.map((r) => r.status),
     ]);
@@ -316,13 +323,7 @@ export class DeliveriesRepository {
    */
   async recordFirstAttempts(records: FirstAttemptRecord[]): Promise<Array<number | null>> {
     const rows = await runPrepared<{ id: number | null }>(this.dataSource, RECORD_FIRST_ATTEMPTS, [
-      records.map((r) => r.delivery.eventId),
-      records.map((r) => r.delivery.organisationId),
-      records.map((r) => r.delivery.eventSubject),
-      records.map((r) => r.delivery.webhookId),
-      records.map((r) => r.delivery.method),
-      records.map((r) => r.delivery.path),
-      records.map((r) => r.delivery.body),
+      ...newDeliveryColumns(records.map((r) => r.delivery)),
       records.map((r) => r.url ?? r.delivery.url),
       ...outcomeColumns(records),
     ]);
