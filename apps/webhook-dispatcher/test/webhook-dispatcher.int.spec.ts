@@ -46,18 +46,20 @@ function organisation(baseUrl: string | null, secrets = [SECRET]): string {
   return id;
 }
 
+const DISPATCHER_ENV = {
+  WEBHOOK_TIMEOUT_MS: '600',
+  WEBHOOK_MAX_ATTEMPTS: '4',
+  WEBHOOK_CLIENT_ERROR_MAX_ATTEMPTS: '2',
+  WEBHOOK_BACKOFF_BASE_MS: '100',
+  WEBHOOK_BACKOFF_CAP_MS: '800',
+  WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+  WEBHOOK_BREAKER_THRESHOLD: '5',
+  WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
+};
+
 beforeAll(async () => {
   integrator = await ServiceProcess.start({ app: 'example-integrator', port: await freePort(), env: { INTEGRATOR_SECRET: SECRET } });
-  bed = await startDispatcherTestBed({
-    WEBHOOK_TIMEOUT_MS: '600',
-    WEBHOOK_MAX_ATTEMPTS: '4',
-    WEBHOOK_CLIENT_ERROR_MAX_ATTEMPTS: '2',
-    WEBHOOK_BACKOFF_BASE_MS: '100',
-    WEBHOOK_BACKOFF_CAP_MS: '800',
-    WEBHOOK_ENDPOINT_CONCURRENCY: '4',
-    WEBHOOK_BREAKER_THRESHOLD: '5',
-    WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
-  });
+  bed = await startDispatcherTestBed(DISPATCHER_ENV);
   ({ database, events, nats, receiver, dispatcher, admin, settled } = bed);
 }, 120_000);
 
@@ -167,6 +169,34 @@ describe('delivery and signing', () => {
       [1, 200],
       [2, 200],
     ]);
+  });
+});
+
+describe('two instances', () => {
+  it('log every call once under one delivery per event when copies claiming to be first reach both instances', async () => {
+    // A second instance shares the durable consumer: each copy is taken by either instance, so pairs are split between them or not.
+    const second = await ServiceProcess.start({
+      app: 'webhook-dispatcher',
+      port: await freePort(),
+      env: { ...events.env, DATABASE_URL: database.url, DISPATCHER_ADMIN_TOKEN: ADMIN_TOKEN, WEBHOOK_ALLOW_LOOPBACK: 'true', ...DISPATCHER_ENV },
+    });
+    try {
+      const org = organisation(`${receiver.url}/two-instances`);
+      const sent = Array.from({ length: 20 }, () => offerResponseEvent(org));
+      await Promise.all(sent.flatMap((event) => ['a', 'b'].map((copy) => nats.publish(OFFER_RESPONSE, event, { msgId: `${event.eventId}-${copy}` }))));
+      await eventually(() => receiver.to('/two-instances/').length === 40, 15_000, 'both copies of every event called');
+      for (const event of sent) {
+        const found = await eventually(async () => {
+          const deliveries = await admin.deliveries({ eventId: event.eventId as string });
+          return deliveries.length === 1 && deliveries[0].attempts === 2 ? deliveries : null;
+        });
+        expect(found[0]).toMatchObject({ status: 'succeeded', webhookId: `${event.eventId}:${org}` });
+        expect(found[0].attemptLog.map((a) => a.attemptNo)).toEqual([1, 2]);
+      }
+      expect(new Set(receiver.to('/two-instances/').map((r) => r.headers['webhook-id'])).size).toBe(20);
+    } finally {
+      await second.stop();
+    }
   });
 });
 
