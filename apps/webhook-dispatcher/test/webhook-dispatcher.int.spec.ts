@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { QueueName } from '@availability/jobs';
@@ -139,6 +140,19 @@ describe('delivery and signing', () => {
     expect(delivery).toMatchObject({ attempts: 1, lastStatusCode: 200, url: `${receiver.url}/first-sight/offer/response` });
     expect(delivery.attemptLog).toEqual([expect.objectContaining({ attemptNo: 1, series: 0, statusCode: 200 })]);
     receiver.respond = () => ({ status: 200 });
+  });
+
+  it('has JetStream wait the configured ack wait for an event in hand, so a call that takes seconds is not made twice meanwhile', async () => {
+    const nc = await events.connect();
+    try {
+      const jsm = await jetstreamManager(nc);
+      for (const name of ['webhook-dispatcher-1', 'webhook-dispatcher-2']) {
+        const { config } = await jsm.consumers.info(events.stream, name);
+        expect({ name, ackWaitMs: (config.ack_wait ?? 0) / 1e6, backoff: config.backoff ?? [] }).toEqual({ name, ackWaitMs: 30_000, backoff: [] });
+      }
+    } finally {
+      await nc.close();
+    }
   });
 
   it('makes one webhook of an event published again after its delivery finished (the poll, past the duplicate window)', async () => {

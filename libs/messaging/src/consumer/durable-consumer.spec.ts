@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createTestDatabase, createTestEventNamespace, eventually, queryDatabase, type TestDatabase, type TestEventNamespace } from '@availability/testing';
@@ -68,7 +68,8 @@ describe('DurableConsumer (real JetStream)', () => {
     for (const id of ids) await publish('offers.created', { id });
     await publish('offers.created', { id: 'flaky' });
     await publish('offers.created', { id: 'poison' });
-    await publish('contacts.added', { id: 'not-for-us' });
+    // Outside its filters (and outside every later test's, which would otherwise be handed it).
+    await publish('webhooks.not-for-us', { id: 'not-for-us' });
     await publish('invites.created', { id: 'invite' });
 
     await eventually(() => handled.length === 42, 10_000, 'every event to be handled');
@@ -81,6 +82,48 @@ describe('DurableConsumer (real JetStream)', () => {
     await first.stop();
     await second.stop();
     await expectNothingLeft('test-handlers-1');
+  });
+
+  it('lets a handler work for its whole ack wait, however short the back-off after a failure', async () => {
+    const attempts = new Map<string, number>();
+    const finished: string[] = [];
+    const handler = async (_subject: string, payload: unknown) => {
+      const { id } = payload as { id: string };
+      attempts.set(id, (attempts.get(id) ?? 0) + 1);
+      if (id === 'flaky' && attempts.get(id) === 1) throw new Error('temporary failure');
+      // Slower than the back-off's first step, well within the ack wait.
+      if (id === 'slow') await new Promise((resolve) => setTimeout(resolve, 1_200));
+      finished.push(id);
+    };
+    // As earlier versions created it: a JetStream back-off, whose first step the server takes as the ack wait.
+    await jsm.consumers.add(namespace.stream, {
+      durable_name: 'test-ack-wait',
+      ack_policy: AckPolicy.Explicit,
+      filter_subject: `${namespace.prefix}offers.slow-handler-test`,
+      ack_wait: nanos(5_000),
+      backoff: [nanos(200), nanos(1_000)],
+      max_deliver: 50,
+    });
+    const consumer = new DurableConsumer(
+      js,
+      jsm,
+      { stream: namespace.stream, durableName: 'test-ack-wait', filterSubjects: [`${namespace.prefix}offers.slow-handler-test`], concurrency: 4, backoffMs: [200], ackWaitMs: 5_000 },
+      handler,
+    );
+    await consumer.start();
+    await publish('offers.slow-handler-test', { id: 'slow' });
+    await publish('offers.slow-handler-test', { id: 'flaky' });
+    await eventually(() => finished.length === 2, 5_000, 'both events to be handled');
+    // A redelivery of the slow event would have come after 200 ms and be in hand by now.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(attempts.get('slow')).toBe(1);
+    // The failure still comes back after the back-off, not after the ack wait.
+    expect(attempts.get('flaky')).toBe(2);
+    const info = await jsm.consumers.info(namespace.stream, 'test-ack-wait');
+    expect((info.config.ack_wait ?? 0) / 1e6).toBe(5_000);
+
+    await consumer.stop();
+    await expectNothingLeft('test-ack-wait');
   });
 
   it('reads a batched subject in batches of what gathered meanwhile, retries its failures, and the other subjects as they come', async () => {

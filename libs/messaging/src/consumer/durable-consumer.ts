@@ -59,7 +59,7 @@ export interface DurableConsumerOptions {
   readEveryMs?: Record<string, number>;
   /** Deliveries before JetStream gives up on an event (then it stays in the stream and is logged). */
   maxDeliver?: number;
-  /** Redelivery delays after a failed attempt; the last one repeats. */
+  /** Redelivery delays after a handler failed (its nak's delay); the last one repeats. */
   backoffMs?: number[];
   /** How long a handler may take before JetStream assumes it died and redelivers. */
   ackWaitMs?: number;
@@ -94,8 +94,12 @@ export function jetStreamConsumers(options: DurableConsumerOptions): Array<{ nam
   }));
 }
 
+/**
+ * No JetStream `backoff`: the server would take its first step as the ack wait, whatever `ack_wait`
+ * says, and redeliver an event whose handler is still at work after that step (a webhook call of a
+ * few seconds made twice). Failures get their delays from the naks instead (`retryLater`).
+ */
 export function consumerConfig(options: DurableConsumerOptions, name: string, subject: string): Partial<ConsumerConfig> {
-  const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
   return {
     durable_name: name,
     ack_policy: AckPolicy.Explicit,
@@ -103,7 +107,6 @@ export function consumerConfig(options: DurableConsumerOptions, name: string, su
     filter_subject: subject,
     max_deliver: options.maxDeliver ?? 50,
     ack_wait: nanos(options.ackWaitMs ?? 30_000),
-    backoff: backoff.map((ms) => nanos(ms)),
     max_ack_pending: Math.max(1_000, options.concurrency * 4),
   };
 }
@@ -125,7 +128,9 @@ export async function ensureDurableConsumer(jsm: JetStreamManager, stream: strin
     return;
   }
   const { durable_name: _name, deliver_policy: _policy, ack_policy: _ack, filter_subject: _subject, ...mutable } = config;
-  await jsm.consumers.update(stream, config.durable_name, mutable);
+  // The client merges an update into the consumer's settings: a back-off set by an earlier version is
+  // cleared by name (see consumerConfig).
+  await jsm.consumers.update(stream, config.durable_name, { backoff: [], ...mutable });
 }
 
 /**
@@ -321,7 +326,7 @@ export class DurableConsumer {
   private retryLater(message: JsMsg, why: string): void {
     const attempt = message.info.deliveryCount;
     this.logger.warn(`event ${message.seq} on ${message.subject} ${why} (attempt ${attempt})`);
-    // JetStream's own back-off covers only ack timeouts; a nak gets its delay from the same schedule here.
+    // The consumer has no JetStream back-off (see consumerConfig): a nak carries its delay.
     message.nak(redeliveryDelay(this.options.backoffMs ?? DEFAULT_BACKOFF_MS, attempt));
   }
 }
