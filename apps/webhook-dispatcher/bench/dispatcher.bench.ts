@@ -280,7 +280,9 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
     );
     await agent.close();
     const bareUndiciPerSecond = Math.round(bare / ((performance.now() - bareStart) / 1000));
-    const baseline = { bareUndiciPerSecond, ratio: round(throughput.perSecond / bareUndiciPerSecond) };
+    // Two decimals, and the target checked on the exact figure: rounded to one, 0.36 passed as 0.4.
+    const ratio = throughput.perSecond / bareUndiciPerSecond;
+    const baseline = { bareUndiciPerSecond, ratio: Math.round(ratio * 100) / 100 };
 
     return {
       processes: o.processes,
@@ -294,7 +296,7 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
         { name: 'throughput ≥ 1,500 deliveries/s', pass: throughput.perSecond >= 1_500, detail: `${throughput.perSecond}/s` },
         {
           name: 'burst ≥ 0.4 of the bare undici POST loop',
-          pass: baseline.ratio >= 0.4,
+          pass: ratio >= 0.4,
           detail: `${baseline.ratio} (${throughput.perSecond} against ${bareUndiciPerSecond}/s)`,
         },
         { name: `p50 < 20 ms at ${o.latencyRate}/s`, pass: latency.p50Ms < 20, detail: `${latency.p50Ms} ms` },
