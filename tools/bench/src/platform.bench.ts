@@ -118,13 +118,14 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
   const answerWindow = async (rate: number) => {
     log(`answers → webhooks at ${rate}/s: warm-up ${settings.warmupSeconds}s, then ${settings.durationSeconds}s measured`);
     await answer(rate, settings.warmupSeconds);
-    await waitForWebhooks(integrator, next, signal);
+    const before = await waitForWebhooks(integrator, next, signal);
     const stopCpu = measureCpu();
     const answers = await answer(rate, settings.durationSeconds);
     // The last webhooks arrive within milliseconds; the integrator is not polled while CPU is measured.
     await sleep(1_000);
     const usage = await stopCpu(() => classifyBenchProcesses(platform.database.url));
-    const receivedAt = await waitForWebhooks(integrator, next, signal);
+    const { receivedAt, repeats } = await waitForWebhooks(integrator, next, signal);
+    const receivedTwice = repeats - before.repeats;
     const cpu = cpuPerOperation(usage, answers.length, ANSWER_PATH);
     const platformCpu = cpu ? Object.entries(cpu).filter(([group]) => group !== 'bench' && group !== 'other' && group !== 'steal').reduce((sum, [, ms]) => sum + ms, 0) : Number.NaN;
     const latency = summarise(answers.map((a) => (receivedAt.get(a.key) ?? Number.NaN) - a.acceptedAt));
@@ -138,7 +139,8 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
     log(`  the answer call itself p50 ${answerCall.p50} ms p99 ${answerCall.p99} ms; sent → integrator received p50 ${fromSent.p50} ms p99 ${fromSent.p99} ms`);
     log(`  split: sent → stored in JetStream p50 ${toStream.p50} ms p99 ${toStream.p99} ms; stored → integrator received p50 ${fromStream.p50} ms p99 ${fromStream.p99} ms`);
     log(`  CPU ms per answer: ${cpu ? formatCpu(cpu) : 'not measured (no /proc)'}; the platform's processes ${round3(platformCpu)} ms`);
-    return { rate, answers: answers.length, latency, cpu, platformCpu };
+    log(`  webhooks the integrator received again (same webhook-id): ${receivedTwice}`);
+    return { rate, answers: answers.length, latency, cpu, platformCpu, receivedTwice };
   };
   const steady = await answerWindow(settings.answerRate);
   const busy = await answerWindow(settings.busyAnswerRate);
@@ -167,6 +169,12 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
       name: `worker answer accepted → integrator received the webhook (${busy.answers} answers at a steady ${busy.rate}/s)`,
       detail: `p50 ${busy.latency.p50} ms, p99 ${busy.latency.p99} ms, max ${busy.latency.max} ms; CPU per answer ${round3(busy.platformCpu)} ms; target p99 < ${PLATFORM_TARGETS.busyAnswerToWebhookP99Ms} ms`,
       pass: busy.latency.complete && busy.latency.p99 < PLATFORM_TARGETS.busyAnswerToWebhookP99Ms,
+    },
+    {
+      // Nothing failed or crashed here: at-least-once allows a repeat, a healthy platform makes none.
+      name: `each webhook received once (${steady.answers + busy.answers} answers at ${steady.rate}/s and ${busy.rate}/s)`,
+      detail: `received again: ${steady.receivedTwice} at ${steady.rate}/s, ${busy.receivedTwice} at ${busy.rate}/s`,
+      pass: steady.receivedTwice === 0 && busy.receivedTwice === 0,
     },
   ];
   for (const check of checks) log(`${check.pass ? 'PASS' : 'MISS'} ${check.name}: ${check.detail}`);
@@ -219,19 +227,21 @@ function round3(value: number): number {
 }
 
 /** Waits until the integrator holds `count` Worker Offer Responses; returns "offerId/workerId" → when it received it. */
-async function waitForWebhooks(integratorUrl: string, count: number, signal: AbortSignal): Promise<Map<string, number>> {
+/** When each answer's webhook first arrived (by `offerId/workerId`), and how many webhooks arrived again so far. */
+async function waitForWebhooks(integratorUrl: string, count: number, signal: AbortSignal): Promise<{ receivedAt: Map<string, number>; repeats: number }> {
   const deadline = Date.now() + 120_000;
   for (;;) {
     signal.throwIfAborted();
-    const received = await request<{ items: Array<{ path: string; body: string; receivedAt: string }> }>(integratorUrl, 'GET', '/received');
+    const received = await request<{ duplicates: number; items: Array<{ path: string; body: string; receivedAt: string }> }>(integratorUrl, 'GET', '/received');
     const responses = received.json.items.filter((item) => item.path === '/offer/response');
     if (responses.length >= count || Date.now() > deadline) {
-      return new Map(
+      const receivedAt = new Map(
         responses.map((item) => {
           const body = JSON.parse(item.body) as { offerId: string; workerId: string };
           return [`${body.offerId}/${body.workerId}`, Date.parse(item.receivedAt)];
         }),
       );
+      return { receivedAt, repeats: received.json.duplicates };
     }
     await sleep(250);
   }
