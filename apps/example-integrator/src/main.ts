@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { createHttpService, loadConfig, startTracing } from '@availability/service-core';
 import { ExampleIntegratorConfig } from './config/example-integrator.config.js';
 import { ExampleIntegratorModule } from './example-integrator.module.js';
-import { captureRawBodies } from './webhooks/raw-body.js';
 
 const BODY_LIMIT_BYTES = 256 * 1024;
 
@@ -10,14 +9,14 @@ export async function startExampleIntegrator(config: ExampleIntegratorConfig) {
   const app = await createHttpService(ExampleIntegratorModule.forRoot(config), config, {
     rateLimit: false,
     bodyLimit: BODY_LIMIT_BYTES,
+    // Signatures cover the raw bytes, never re-serialised JSON.
+    keepRawBodies: true,
     openApi: {
       title: 'Example integrator',
       description: 'A reference implementation of the endpoints an integrator serves to the Availability Platform (spec 4.2).',
       version: '1.0',
     },
   });
-  // Signatures cover the raw bytes: keep them before the JSON parser runs.
-  captureRawBodies(app.getHttpAdapter().getInstance(), BODY_LIMIT_BYTES);
   await app.listen(config.PORT, config.HTTP_HOST);
   return app;
 }

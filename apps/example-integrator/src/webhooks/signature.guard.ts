@@ -1,9 +1,8 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ProblemException } from '@availability/service-core';
+import { ProblemException, rawBodyOf } from '@availability/service-core';
 import { RemoteKeySet, verifyRequest, type VerifyResult } from '@availability/webhook-signing';
 import { ExampleIntegratorConfig, integratorSecrets } from '../config/example-integrator.config.js';
-import { rawBodyOf } from './raw-body.js';
 
 /**
  * Accepts a request only if the platform signed it (DESIGN 4, libs/webhook-signing README). By default

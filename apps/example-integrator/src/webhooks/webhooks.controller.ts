@@ -2,10 +2,9 @@ import { Controller, Delete, Get, HttpCode, Param, Post, Req, UseGuards } from '
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ContactSuggestionView } from '@availability/contracts';
-import { ProblemException } from '@availability/service-core';
+import { ProblemException, rawBodyOf } from '@availability/service-core';
 import { ExampleIntegratorConfig } from '../config/example-integrator.config.js';
 import { loadContacts, parseSuggestionRequest, type SeededContact, suggest } from '../contacts/contacts.js';
-import { rawBodyOf } from './raw-body.js';
 import { ReceivedTokenGuard } from './received-token.guard.js';
 import { ReceivedStore } from './received.store.js';
 import { SignatureGuard } from './signature.guard.js';

@@ -29,6 +29,15 @@ export interface HttpServiceOptions {
   configureOpenApi?: (builder: DocumentBuilder) => DocumentBuilder;
   /** Per-credential limits (RATE_LIMIT_PER_MINUTE); false for a service that is not the platform's API (the example integrator). */
   rateLimit?: boolean;
+  /** Keeps each JSON body's bytes as received (`rawBodyOf`), for a service that checks signatures over them. */
+  keepRawBodies?: boolean;
+}
+
+type WithRawBody = FastifyRequest & { rawBody?: Buffer };
+
+/** A request's JSON body exactly as received (empty when it had none), if its service keeps raw bodies. */
+export function rawBodyOf(request: FastifyRequest): Buffer {
+  return (request as WithRawBody).rawBody ?? Buffer.alloc(0);
 }
 
 /**
@@ -79,8 +88,10 @@ export async function createHttpService(
   fastify.removeContentTypeParser(['text/plain', 'application/json']);
   // Before any recursive code or the database sees a body: bounded shape, storable strings, no
   // reserved property names (so plain JSON.parse is safe: `__proto__` is refused, never assigned).
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const parsed = parseJsonBody(body as string);
+  const keepRaw = options.keepRawBodies === true;
+  fastify.addContentTypeParser('application/json', { parseAs: keepRaw ? 'buffer' : 'string' }, (request, body, done) => {
+    if (keepRaw) (request as WithRawBody).rawBody = body as Buffer;
+    const parsed = parseJsonBody(keepRaw ? (body as Buffer).toString('utf8') : (body as string));
     if ('value' in parsed) return done(null, parsed.value);
     done(new ProblemException(400, parsed.slug, parsed.detail, parsed.problems), undefined);
   });
