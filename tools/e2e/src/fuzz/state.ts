@@ -2,8 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { Queue } from 'bullmq';
 import pg from 'pg';
 import { request } from 'undici';
+import { QueueName } from '@availability/jobs';
+import { TEST_REDIS_URL } from '@availability/testing';
 import type { FuzzWorld } from './world.js';
 
 /** The services' own schemas (docs/architecture.md, "Data ownership"). */
@@ -25,6 +28,7 @@ export class StateProbe {
     private readonly jsm: JetStreamManager,
     private readonly stream: string,
     private readonly integratorUrl: string,
+    private readonly queues: Queue[],
   ) {}
 
   static async open(world: FuzzWorld): Promise<StateProbe> {
@@ -39,7 +43,9 @@ export class StateProbe {
       .map(({ name }) => `SELECT '${name}' AS name, count(*)::text || ':' || coalesce(sum(hashtextextended(t::text, 0)), 0)::text AS print FROM ${name} t`)
       .join(' UNION ALL ');
     const nats = await world.platform.events.connect();
-    return new StateProbe(client, sql, nats, await jetstreamManager(nats), world.platform.events.stream, world.urls['example-integrator']);
+    const connection = { url: world.platform.env.REDIS_URL ?? TEST_REDIS_URL };
+    const queues = Object.values(QueueName).map((name) => new Queue(name, { connection, prefix: world.platform.env.QUEUE_PREFIX }));
+    return new StateProbe(client, sql, nats, await jetstreamManager(nats), world.platform.events.stream, world.urls['example-integrator'], queues);
   }
 
   /** The tables fingerprinted, for the report. */
@@ -60,9 +66,12 @@ export class StateProbe {
   }
 
   /**
-   * Waits until two polls in a row see no change: work set off by an accepted request (events through
-   * the outbox, their consumers, webhook calls) is done. Short on purpose: should slower work still
-   * change something after a refused request, the check sends that request again before blaming it.
+   * Waits until two polls in a row see no change and no job is queued or running: work set off by an
+   * accepted request (events through the outbox, their consumers, jobs, webhook calls) is done. A job
+   * changes nothing while it waits or runs (an e-mail on its way to the SMTP server, then its offer
+   * marked closed), so the tables alone would look settled too soon. Jobs due later (retries, digests
+   * an hour away) do not count. Short on purpose: should slower work still change something after a
+   * refused request, the check sends that request again before blaming it.
    */
   async settle(timeoutMs = 5_000): Promise<Snapshot> {
     const deadline = Date.now() + timeoutMs;
@@ -70,16 +79,22 @@ export class StateProbe {
     let stable = 0;
     while (stable < 2 && Date.now() < deadline) {
       await sleep(15);
-      const next = await this.snapshot();
-      stable = changes(last, next).length === 0 ? stable + 1 : 0;
+      const [next, jobs] = await Promise.all([this.snapshot(), this.jobsInHand()]);
+      stable = changes(last, next).length === 0 && jobs === 0 ? stable + 1 : 0;
       last = next;
     }
     return last;
   }
 
+  private async jobsInHand(): Promise<number> {
+    const counts = await Promise.all(this.queues.map((queue) => queue.getJobCountByTypes('waiting', 'active', 'prioritized')));
+    return counts.reduce((sum, count) => sum + count, 0);
+  }
+
   async close(): Promise<void> {
     await this.client.end();
     await this.nats.close();
+    await Promise.all(this.queues.map((queue) => queue.close()));
   }
 }
 
