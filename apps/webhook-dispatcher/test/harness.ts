@@ -224,6 +224,11 @@ export interface DispatcherTestBed {
   admin: AdminApi;
   /** Waits until the delivery of `eventId` has `status`. */
   settled(eventId: string, status: string, timeoutMs?: number): Promise<DeliveryJson>;
+  /**
+   * Another dispatcher process on the bed's database and namespace (a second instance, or a restart on
+   * `port`), with loopback allowed, the admin token and `env`; the caller stops it.
+   */
+  startInstance(env: Record<string, string>, port?: number): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -233,11 +238,13 @@ export async function startDispatcherTestBed(env: Record<string, string>): Promi
   const events = await createTestEventNamespace();
   const nats = await TestNats.start(events);
   const receiver = await Receiver.start();
-  const dispatcher = await ServiceProcess.start({
-    app: 'webhook-dispatcher',
-    port: await freePort(),
-    env: { ...events.env, DATABASE_URL: database.url, DISPATCHER_ADMIN_TOKEN, WEBHOOK_ALLOW_LOOPBACK: 'true', ...env },
-  });
+  const startInstance = async (instanceEnv: Record<string, string>, port?: number) =>
+    ServiceProcess.start({
+      app: 'webhook-dispatcher',
+      port: port ?? (await freePort()),
+      env: { ...events.env, DATABASE_URL: database.url, DISPATCHER_ADMIN_TOKEN, WEBHOOK_ALLOW_LOOPBACK: 'true', ...instanceEnv },
+    });
+  const dispatcher = await startInstance(env);
   const admin = new AdminApi(dispatcher.url, DISPATCHER_ADMIN_TOKEN);
   return {
     database,
@@ -251,6 +258,7 @@ export async function startDispatcherTestBed(env: Record<string, string>): Promi
         const delivery = await admin.delivery(eventId);
         return delivery?.status === status && delivery;
       }, timeoutMs, `delivery of ${eventId} to be ${status}`),
+    startInstance,
     async stop() {
       await dispatcher.stop();
       await receiver.close();

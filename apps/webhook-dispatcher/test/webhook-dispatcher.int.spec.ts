@@ -189,11 +189,7 @@ describe('delivery and signing', () => {
 describe('two instances', () => {
   it('log every call once under one delivery per event when copies claiming to be first reach both instances', async () => {
     // A second instance shares the durable consumer: each copy is taken by either instance, so pairs are split between them or not.
-    const second = await ServiceProcess.start({
-      app: 'webhook-dispatcher',
-      port: await freePort(),
-      env: { ...events.env, DATABASE_URL: database.url, DISPATCHER_ADMIN_TOKEN: ADMIN_TOKEN, WEBHOOK_ALLOW_LOOPBACK: 'true', ...DISPATCHER_ENV },
-    });
+    const second = await bed.startInstance(DISPATCHER_ENV);
     try {
       const org = organisation(`${receiver.url}/two-instances`);
       const sent = Array.from({ length: 20 }, () => offerResponseEvent(org));

@@ -13,7 +13,7 @@ import {
   WELL_KNOWN_KEY_SET_PATH,
 } from '@availability/webhook-signing';
 import { freePort, ServiceProcess } from '@availability/testing';
-import { DISPATCHER_ADMIN_TOKEN, type DispatcherTestBed, OFFER_RESPONSE, offerResponseEvent, startDispatcherTestBed } from './harness.js';
+import { type DispatcherTestBed, OFFER_RESPONSE, offerResponseEvent, startDispatcherTestBed } from './harness.js';
 
 /**
  * An integrator that verifies `v1a` only, from the platform's published key set: it knows no shared
@@ -188,17 +188,7 @@ describe('v1a signatures and the published key set', () => {
     // Restart with key-b signing and key-a published from its public half only.
     const publishedA = SigningKeyRing.parse(JSON.stringify([KEY_A])).keySet().keys[0];
     await dispatcher.stop();
-    dispatcher = await ServiceProcess.start({
-      app: 'webhook-dispatcher',
-      port: Number(new URL(dispatcher.url).port),
-      env: {
-        ...bed.events.env,
-        DATABASE_URL: bed.database.url,
-        DISPATCHER_ADMIN_TOKEN,
-        WEBHOOK_ALLOW_LOOPBACK: 'true',
-        WEBHOOK_SIGNING_KEYS: JSON.stringify([KEY_B, { kid: 'key-a', x: publishedA.x }]),
-      },
-    });
+    dispatcher = await bed.startInstance({ WEBHOOK_SIGNING_KEYS: JSON.stringify([KEY_B, { kid: 'key-a', x: publishedA.x }]) }, Number(new URL(dispatcher.url).port));
     const keySet = (await (await fetch(keySetUrl)).json()) as { keys: Array<{ kid: string }> };
     expect(keySet.keys.map((key) => key.kid)).toEqual(['key-b', 'key-a']);
 

@@ -3,7 +3,7 @@ import { inAttemptSpan } from './attempt-span.js';
 import { targetUrl, type WebhookCall, webhookIdFor } from '../domain/webhook-call.js';
 import type { NewDelivery } from './deliveries.repository.js';
 import { Deliverer } from './deliverer.js';
-import { deliveryOf } from './delivery.js';
+import { callOf, deliveryOf } from './delivery.js';
 import { DeliveryRecorder } from './delivery-recorder.js';
 import { RetryQueue } from './retry-queue.js';
 import { TargetResolver } from './target-resolver.js';
@@ -55,8 +55,7 @@ export class EventIntake {
     };
     if (firstSight && url && target.baseUrl) {
       const baseUrl = target.baseUrl;
-      const named = { webhookId: row.webhookId, organisationId: row.organisationId, subject: row.eventSubject };
-      await inAttemptSpan(named, 1, () => this.deliverer.deliverFirst(row, { ...target, baseUrl }));
+      await inAttemptSpan(callOf(row), 1, () => this.deliverer.deliverFirst(row, { ...target, baseUrl }));
       return;
     }
     const recorded = await this.recorder.delivery(row);
