@@ -108,6 +108,21 @@ describe('POST /offer', () => {
     expect(Number.isInteger(first.id) && second.id > first.id).toBe(true);
   });
 
+  it('keeps recipients in the order the request named them, their ids rising in that order, whatever the ids sort as', async () => {
+    // An organisation of its own: the other tests count the offers their workers were sent.
+    const initech = await seedOrganisation(platform.admin, { name: 'Initech', workers: 12 });
+    const initechSender = anonymous.as(initech.apiKey);
+    // Descending by id, then the rest interleaved: no order the database could fall back on by itself.
+    const byId = ids(initech, 12).sort();
+    const named = [...byId.slice(6).reverse(), ...byId.slice(0, 6).filter((_, i) => i % 2 === 1), ...byId.slice(0, 6).filter((_, i) => i % 2 === 0)];
+    const created = await initechSender.createOffer(offerBody(initech.user.id, named));
+    expect(created.status).toBe(201);
+
+    const recipients = (await initechSender.getOffer(created.text)).json.recipients;
+    expect(recipients.map((r) => r.workerId)).toEqual(named);
+    expect(recipients.every((r, i) => i === 0 || r.id > recipients[i - 1].id)).toBe(true);
+  });
+
   it('matches request property names case-insensitively, at every level', async () => {
     const body = offerBody(acme.user.id, ids(acme, 1));
     const shouty = {

@@ -18,11 +18,12 @@ import { INSERT_OFFER_SQL, insertOfferParams, type NewOffer, SELECT_OFFER_JSON_S
  */
 const organisationId = required('ORGANISATION_ID');
 const schema = process.env.OFFERS_SCHEMA ?? 'offers';
-// offers-api's statement, its three tables named in the baseline's schema.
+// offers-api's statement, its three tables named in the baseline's schema. The copies draw recipient
+// ids from offers-api's own sequence (LIKE … INCLUDING ALL keeps the default), so it stays named.
 const insertOfferSql = INSERT_OFFER_SQL.replaceAll('offers.offer ', `${schema}.offer `)
   .replaceAll('offers.recipient ', `${schema}.recipient `)
   .replaceAll('"offers".outbox', `"${schema}".outbox`);
-if (schema !== 'offers' && /offers\.|"offers"/.test(insertOfferSql)) throw new Error(`offers-api's INSERT_OFFER names a table this baseline does not move to ${schema}`);
+if (schema !== 'offers' && /offers\.(?!recipient_id_seq\b)|"offers"/.test(insertOfferSql)) throw new Error(`offers-api's INSERT_OFFER names a table this baseline does not move to ${schema}`);
 const workerNames = JSON.parse(process.env.WORKER_NAMES ?? '{}') as Record<string, string>;
 const pool = new pg.Pool({
   connectionString: required('DATABASE_URL'),

@@ -31,6 +31,10 @@ export interface LockedOffer extends OfferState {
  * Offer, recipients and outbox row in one statement: one round trip, atomic, no explicit transaction.
  * Recipients travel as one JSON array of `[workerId, name]` pairs, which PostgreSQL reads in half the
  * time of two array parameters (10,000 recipients: about 5 ms against 10).
+ * Their ids are drawn in the request's order (nextval runs after the inner sort), and the rows are
+ * then written in worker id order: the primary key's new entries fill its pages one after another
+ * instead of splitting them at random, a third of the write-ahead log and of the time for an offer
+ * to 10,000 workers (docs/benchmarks.md, 27 November, night).
  */
 export const INSERT_OFFER: PreparedStatement = { name: 'offers.insert-offer', text: `
 WITH new_offer AS (
@@ -38,8 +42,11 @@ WITH new_offer AS (
                             notify_email_address, events, ends_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)
 ), new_recipients AS (
-  INSERT INTO offers.recipient (offer_id, worker_id, name)
-  SELECT $1, (w.pair->>0)::uuid, w.pair->>1 FROM json_array_elements($10::json) WITH ORDINALITY AS w(pair, n) ORDER BY w.n
+  INSERT INTO offers.recipient (id, offer_id, worker_id, name)
+  SELECT r.id, $1, r.worker_id, r.name FROM (
+    SELECT nextval('offers.recipient_id_seq') AS id, (w.pair->>0)::uuid AS worker_id, w.pair->>1 AS name
+    FROM json_array_elements($10::json) WITH ORDINALITY AS w(pair, n) ORDER BY w.n
+  ) r ORDER BY r.worker_id
 )
 INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id, traceparent) VALUES ($11, $12, $13::json, $14, $15)` };
 export const INSERT_OFFER_SQL = INSERT_OFFER.text;
