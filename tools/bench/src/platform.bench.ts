@@ -56,6 +56,9 @@ interface Sent {
  * arrived), as the target is stated, and also from when it was sent. The end is the time the receiving
  * process recorded (same machine, same clock).
  */
+/** How long the idle platform is measured before the load starts. */
+const IDLE_SECONDS = 5;
+
 export async function runPlatformBench(settings: PlatformBenchSettings, signal: AbortSignal, defer: Defer): Promise<BenchReport> {
   const startedAt = new Date().toISOString();
   const log = (message: string) => console.log(`[bench] ${message}`);
@@ -79,6 +82,13 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
     expectStatus(registered, 201);
   }
   const sender = new OffersClient(platform.url('offers-api'), org.apiKey);
+  // What the platform costs doing nothing (timers, polls, heartbeats): at a steady rate, each answer's
+  // share of it is this divided by the rate. Measured after the set-up's own events have settled.
+  await sleep(2000, undefined, { signal });
+  const stopIdleCpu = measureCpu();
+  await sleep(IDLE_SECONDS * 1000, undefined, { signal });
+  const idle = cpuPerOperation(await stopIdleCpu(() => classifyBenchProcesses(platform.database.url)), IDLE_SECONDS, ANSWER_PATH);
+  log(`the idle platform, CPU ms per second: ${idle ? formatCpu(idle) : 'not measured (no /proc)'}`);
   const workerIds = org.workers.map((w) => w.id);
   const body = offerBody(org.user.id, workerIds);
 
