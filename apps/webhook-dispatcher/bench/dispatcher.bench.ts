@@ -229,8 +229,7 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
 
     // 1. Throughput: a burst to one endpoint, counted from the first to the last arrival, with a run
     // of the bare loop (5.) just before and just after it: on a shared host a core's speed drifts
-    // over minutes (the same loop measured 4,826 and 8,917 requests/s ten minutes apart), so the
-    // ceiling is measured beside what it is the ceiling of.
+    // over minutes, so the ceiling is measured beside what it is the ceiling of.
     const bareBefore = await bareUndiciLoop(base, o.concurrency, database.url);
     const fast = org('fast');
     const stopCpu = measureCpu();

@@ -43,6 +43,9 @@ interface Sent {
   acceptedAt: number;
 }
 
+/** How long the idle platform is measured before the load starts. */
+const IDLE_SECONDS = 5;
+
 /**
  * The whole stack, every service its own process as deployed:
  * 1. offers created at a fixed rate, each to N workers with a phone: offer POSTed → every push handed
@@ -56,9 +59,6 @@ interface Sent {
  * arrived), as the target is stated, and also from when it was sent. The end is the time the receiving
  * process recorded (same machine, same clock).
  */
-/** How long the idle platform is measured before the load starts. */
-const IDLE_SECONDS = 5;
-
 export async function runPlatformBench(settings: PlatformBenchSettings, signal: AbortSignal, defer: Defer): Promise<BenchReport> {
   const startedAt = new Date().toISOString();
   const log = (message: string) => console.log(`[bench] ${message}`);

@@ -33,8 +33,8 @@ export interface LockedOffer extends OfferState {
  * time of two array parameters (10,000 recipients: about 5 ms against 10).
  * Their ids are drawn in the request's order (nextval runs after the inner sort), and the rows are
  * then written in worker id order: the primary key's new entries fill its pages one after another
- * instead of splitting them at random, a third of the write-ahead log and of the time for an offer
- * to 10,000 workers (docs/benchmarks.md, 27 November, night).
+ * instead of splitting them at random: a third of the write-ahead log for an offer to 10,000 workers,
+ * and less time (docs/benchmarks.md, 27 November, night).
  */
 export const INSERT_OFFER: PreparedStatement = { name: 'offers.insert-offer', text: `
 WITH new_offer AS (
