@@ -634,6 +634,8 @@ describe('service surface', () => {
     expect(metrics.text).toMatch(/^outbox_oldest_pending_age_seconds [\d.e-]+$/m);
     expect(metrics.text).toMatch(/^outbox_published_events_total [1-9]\d*$/m);
     expect(metrics.text).toMatch(/^process_cpu_seconds_total /m);
+    // Sampled every 100 ms rather than prom-client's 10, and still served.
+    expect(metrics.text).toMatch(/^nodejs_eventloop_lag_p99_seconds \d/m);
     // Raw ids never become label values.
     expect(metrics.text).not.toMatch(/route="\/offer\/[0-9a-f]{8}-/);
   });
