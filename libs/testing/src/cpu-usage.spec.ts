@@ -8,15 +8,26 @@ const onLinux = existsSync('/proc/stat') ? it : it.skip;
 describe('measureCpu', () => {
   onLinux('bills the CPU a process spent during the phase to the group its classifier names', async () => {
     const stop = measureCpu();
-    const until = performance.now() + 300;
-    while (performance.now() < until); // spin: CPU time this process must be billed for
+    // Spin until this process has used 300 ms of CPU by its own clock: a wall-clock spin gets only
+    // part of a core when the machine is busy (other test workers), and would bill less.
+    const spent = () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1000;
+    };
+    const from = spent();
+    while (spent() - from < 300); // CPU time this process must be billed for
+    const used = spent() - from;
     const usage = await stop(() => ({ pid }) => (pid === process.pid ? 'self' : 'rest'));
 
     expect(usage).toBeDefined();
-    expect(usage?.groups.self).toBeGreaterThanOrEqual(150);
+    // The kernel counts in 10 ms ticks, and a snapshot is read while the process keeps running.
+    expect(usage?.groups.self).toBeGreaterThanOrEqual(used - 30);
+    expect(usage?.groups.self).toBeLessThanOrEqual(used + 30);
     expect(usage?.systemMs.self).toBeLessThanOrEqual(usage?.groups.self ?? 0);
-    // Whole-machine and per-process ticks are sampled apart: allow a couple of ticks between them.
-    expect((usage?.machineBusyMs ?? 0) + 20).toBeGreaterThanOrEqual(usage?.groups.self ?? 0);
+    // Whole-machine and per-process ticks are sampled apart: allow a couple of ticks between them. In a
+    // virtual machine a tick that finds the host running someone else is counted as steal, not busy,
+    // while the process is still charged for the time it was runnable.
+    expect((usage?.machineBusyMs ?? 0) + (usage?.stolenMs ?? 0) + 20).toBeGreaterThanOrEqual(usage?.groups.self ?? 0);
   });
 });
 
