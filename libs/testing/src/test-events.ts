@@ -62,11 +62,7 @@ export async function createTestEventNamespace(options: TestEventNamespaceOption
   const prefix = `t${id}.`;
   const cluster = options.natsCluster ? await startTestNatsCluster({ subjectPrefix: prefix, stream }) : undefined;
   const server = cluster ?? (await startTestNatsServer({ subjectPrefix: prefix, stream }));
-  // The server's first client, moments after it said it was ready: twice in clean-clone runs on a
-  // loaded two-core host this handshake did not complete within the client's 20 s (in a suite's
-  // beforeAll; the cause is not known), while the other suites' connections went through. A second
-  // attempt is what a service's reconnecting client would make.
-  const nc: NatsConnection = await server.connect().catch(() => server.connect());
+  const nc: NatsConnection = await server.connect();
   const jsm = await jetstreamManager(nc);
   return {
     stream,
