@@ -67,6 +67,23 @@ describe('a service run as several processes', () => {
     for (let i = 0; i < 4; i += 1) expect(await livenessRequestsCounted()).toBe(before + 30);
   });
 
+  it('answers GET /metrics while a new worker is still starting, from the workers that are up', async () => {
+    const [victim] = workerPids();
+    process.kill(victim, 'SIGKILL');
+    // The replacement is forked, and scraped at once: it has not started its HTTP service yet.
+    await eventually(() => {
+      const now = workerPids();
+      return now.length === 2 && !now.includes(victim) ? now : undefined;
+    }, 15_000, 'a new worker forked');
+    const started = performance.now();
+    const metrics = await get('/metrics');
+    expect(metrics.status).toBe(200);
+    // Not after waiting out a collection timeout for the worker that cannot answer yet.
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(metrics.body).toContain('http_request_duration_seconds_count');
+    await eventually(async () => (await Promise.all(Array.from({ length: 10 }, () => get('/health/live')))).every((a) => a.status === 200), 15_000, 'both workers answering');
+  });
+
   it('replaces a worker that dies', async () => {
     const [victim, survivor] = workerPids();
     process.kill(victim, 'SIGKILL');
