@@ -3,6 +3,7 @@ import { expectStatus, offerBody, OffersClient, PortalClient, issuePortalUserTok
 import { classifyBenchProcesses, cpuPerOperation, measureCpu, startTestPlatform, TEST_ADMIN_TOKEN } from '@availability/testing';
 import { bareHopCost, type HopCost } from './bare-hop.js';
 import { paced } from './paced.js';
+import { SteadyClient } from './steady-client.js';
 import type { Defer } from './offers.bench.js';
 import { type BenchReport, type CheckFigures, machineInfo } from './report.js';
 
@@ -116,12 +117,15 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
   const needed = [settings.answerRate, settings.busyAnswerRate].reduce((sum, rate) => sum + answerCount(rate, settings.warmupSeconds + settings.durationSeconds), 0);
   if (pairs.length < needed) throw new Error(`phase 1 made ${pairs.length} (offer, worker) pairs; ${needed} answers need more offers or workers`);
   let next = 0;
+  const client = new SteadyClient();
+  defer(() => client.close());
+  const answerBody = JSON.stringify({ response: 'applied' });
   const answer = async (rate: number, seconds: number) =>
     paced(rate, seconds, signal, async () => {
       const pair = pairs[next++];
       const sentAt = Date.now();
-      const answered = await new OffersClient(platform.url('offers-api'), pair.token).answer(pair.offerId, 'applied');
-      expectStatus(answered, 200);
+      const answered = await client.call(`${platform.url('offers-api')}/worker/offers/${pair.offerId}/response`, 'PUT', { authorization: `Bearer ${pair.token}` }, answerBody);
+      if (answered.status !== 200) throw new Error(`answer: HTTP ${answered.status}: ${answered.text.slice(0, 500)}`);
       return { key: `${pair.offerId}/${pair.workerId}`, sentAt, acceptedAt: Date.now() };
     });
   const integrator = platform.url('example-integrator');
@@ -202,7 +206,7 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
 }
 
 function hopText(hop: HopCost): string {
-  return `${round3(hop.serverMs + hop.clientMs)} ms of CPU (server ${hop.serverMs}, fetch client ${hop.clientMs})`;
+  return `${round3(hop.serverMs + hop.clientMs)} ms of CPU (server ${hop.serverMs}, client ${hop.clientMs})`;
 }
 
 /** Waits until every offer has all its pushes; returns offer id → when its last push was handed over. */
