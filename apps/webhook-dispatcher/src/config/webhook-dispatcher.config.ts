@@ -113,6 +113,16 @@ export class WebhookDispatcherConfig extends IntegratorCallerConfig {
   @Min(0)
   WEBHOOK_TARGET_CACHE_TTL_MS = 60_000;
 
+  /**
+   * How long an event's first attempt waits, once its call is over, for others to share the statement
+   * that logs it (the event is acked after it). At a steady trickle this saves a database round trip
+   * per webhook; a burst fills its statements without waiting. 0 logs each at once.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  WEBHOOK_RECORD_LINGER_MS = 50;
+
   /** Events taken from JetStream at once. */
   @IsInt()
   @Min(1)

@@ -1,23 +1,35 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { counter, MicroBatcher } from '@availability/service-core';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { type AttemptRecord, DeliveriesRepository, type FirstAttemptRecord, type IntakeResult, type NewDelivery } from './deliveries.repository.js';
 
 /**
  * What the delivery path writes to the delivery log, each kind batched: what finishes in one turn of
- * the event loop shares one statement. A write resolves once it is committed.
+ * the event loop shares one statement (first attempts: what finishes within WEBHOOK_RECORD_LINGER_MS).
+ * A write resolves once it is committed.
  */
 @Injectable()
 export class DeliveryRecorder implements OnModuleDestroy {
   private readonly logger = new Logger('DeliveryRecorder');
   private readonly deliveries = new MicroBatcher<NewDelivery, IntakeResult>((rows) => this.repository.insertDeliveries(rows), 500);
   private readonly attempts = new MicroBatcher<AttemptRecord, void>((records) => this.repository.recordAttempts(records).then(() => records.map(() => undefined)), 500);
-  private readonly firstAttempts = new MicroBatcher<FirstAttemptRecord, number | null>((records) => this.repository.recordFirstAttempts(records), 500);
+  /**
+   * First attempts linger (WEBHOOK_RECORD_LINGER_MS): nobody waits on their log but the event's ack,
+   * and at a steady trickle each would otherwise be a statement, a commit and an ack of its own.
+   * Retries do not: a retry worker's slot is held until its attempt is logged.
+   */
+  private readonly firstAttempts: MicroBatcher<FirstAttemptRecord, number | null>;
   private readonly repeats = counter(
     'webhook_repeated_event_calls_total',
     'Calls made for an event seen for the first time that had a delivery already (published as first twice, or a delivery count lost in a NATS leader change): each is logged as one more attempt of that delivery.',
   );
 
-  constructor(private readonly repository: DeliveriesRepository) {}
+  constructor(
+    private readonly repository: DeliveriesRepository,
+    config: WebhookDispatcherConfig,
+  ) {
+    this.firstAttempts = new MicroBatcher((records) => this.repository.recordFirstAttempts(records), 500, config.WEBHOOK_RECORD_LINGER_MS);
+  }
 
   /** Graceful shutdown: what was handed over is written first. */
   async onModuleDestroy(): Promise<void> {

@@ -1,16 +1,20 @@
 /**
  * Groups concurrent single-item calls into one batch call (one SQL statement, one Redis round trip):
- * the first item schedules a flush on the next tick, a full batch flushes at once. Under light load
- * a batch is one item and adds no waiting; under heavy load round trips fall by the batch size.
+ * the first item schedules a flush on the next tick (or `lingerMs` later), a full batch flushes at
+ * once. Under light load a batch is one item and adds no waiting; under heavy load round trips fall
+ * by the batch size. A linger is for writes nobody waits on: at a steady trickle it lets the items
+ * of that many milliseconds share one round trip instead of each waking the server.
  */
 export class MicroBatcher<I, O> {
   private pending: Array<{ item: I; resolve: (value: O) => void; reject: (error: unknown) => void }> = [];
   private scheduled = false;
+  private timer?: NodeJS.Timeout;
   private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly flushBatch: (items: I[]) => Promise<O[]>,
     private readonly maxBatch = 200,
+    private readonly lingerMs = 0,
   ) {}
 
   add(item: I): Promise<O> {
@@ -19,7 +23,8 @@ export class MicroBatcher<I, O> {
       if (this.pending.length >= this.maxBatch) this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        if (this.lingerMs > 0) this.timer = setTimeout(() => this.flush(), this.lingerMs);
+        else setImmediate(() => this.flush());
       }
     });
   }
@@ -31,6 +36,8 @@ export class MicroBatcher<I, O> {
   }
 
   private flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.scheduled = false;
     if (this.pending.length === 0) return;
     const batch = this.pending;
