@@ -253,6 +253,19 @@ const RECORD_FIRST_ATTEMPTS: PreparedStatement = {
          ORDER BY i.n`,
 };
 
+/** `items` in order, split into rounds in which no key appears twice (most batches: one round). */
+function roundsOfDistinct<T>(items: T[], key: (item: T) => unknown): T[][] {
+  const rounds: Array<{ keys: Set<unknown>; items: T[] }> = [];
+  for (const item of items) {
+    const k = key(item);
+    let round = rounds.find((r) => !r.keys.has(k));
+    if (!round) rounds.push((round = { keys: new Set(), items: [] }));
+    round.keys.add(k);
+    round.items.push(item);
+  }
+  return rounds.map((round) => round.items);
+}
+
 /** A new delivery's event and call as the statements that write one take them: one array per column, in this order. */
 function newDeliveryColumns(rows: NewDelivery[]): unknown[][] {
   return [
@@ -307,14 +320,20 @@ export class DeliveriesRepository {
     }));
   }
 
-  /** Records finished attempts and moves their deliveries on, in one statement for the whole batch. */
+  /**
+   * Records finished attempts and moves their deliveries on, in one statement for the whole batch; a
+   * delivery attempted twice in one batch (two copies of its event at once) gets a statement per
+   * attempt, in order, as the statement numbers each delivery's attempt once.
+   */
   async recordAttempts(records: AttemptRecord[]): Promise<void> {
-    await runPrepared(this.dataSource, RECORD_ATTEMPTS, [
-      records.map((r) => r.deliveryId),
-      records.map((r) => r.series),
-      ...outcomeColumns(records),
-      records.map((r) => r.url),
-    ]);
+    for (const round of roundsOfDistinct(records, (r) => r.deliveryId)) {
+      await runPrepared(this.dataSource, RECORD_ATTEMPTS, [
+        round.map((r) => r.deliveryId),
+        round.map((r) => r.series),
+        ...outcomeColumns(round),
+        round.map((r) => r.url),
+      ]);
+    }
   }
 
   /**
@@ -322,12 +341,23 @@ export class DeliveriesRepository {
    * input order, each new delivery's id, or null where the event had a delivery already.
    */
   async recordFirstAttempts(records: FirstAttemptRecord[]): Promise<Array<number | null>> {
+    // Two copies of one event in one batch (each came as its first publication): the statement takes
+    // the first, whose delivery a second row of it would collide with; the other gets null, as a copy
+    // that found a delivery does, and is logged as one more attempt of it.
+    const firsts = new Map<string, number>();
+    records.forEach((r, index) => {
+      const key = `${r.delivery.eventId}/${r.delivery.organisationId}`;
+      if (!firsts.has(key)) firsts.set(key, index);
+    });
+    const unique = [...firsts.values()].map((index) => records[index]);
     const rows = await runPrepared<{ id: number | null }>(this.dataSource, RECORD_FIRST_ATTEMPTS, [
-      ...newDeliveryColumns(records.map((r) => r.delivery)),
-      records.map((r) => r.url ?? r.delivery.url),
-      ...outcomeColumns(records),
+      ...newDeliveryColumns(unique.map((r) => r.delivery)),
+      unique.map((r) => r.url ?? r.delivery.url),
+      ...outcomeColumns(unique),
     ]);
-    return rows.map((r) => r.id);
+    const ids: Array<number | null> = records.map(() => null);
+    [...firsts.values()].forEach((index, row) => (ids[index] = rows[row].id));
+    return ids;
   }
 
   /**
