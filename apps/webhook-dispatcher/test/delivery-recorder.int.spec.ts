@@ -3,9 +3,10 @@ import type { DataSource } from 'typeorm';
 import { createDataSource, loadConfig, migrate } from '@availability/service-core';
 import { createTestDatabase, type TestDatabase } from '@availability/testing';
 import { WebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
-import { DeliveriesRepository, DISPATCHER_SCHEMA, type FirstAttemptRecord } from '../src/delivery/deliveries.repository.js';
+import { DeliveriesRepository, DISPATCHER_SCHEMA } from '../src/delivery/deliveries.repository.js';
 import { DeliveryRecorder } from '../src/delivery/delivery-recorder.js';
 import { DISPATCHER_MIGRATIONS } from '../src/migrations/index.js';
+import { firstAttemptRecord } from './first-attempt.fixture.js';
 
 /** The delivery log's writes on a real database: what the statements do with what a batch gathers. */
 let database: TestDatabase;
@@ -23,19 +24,14 @@ afterAll(async () => {
   await database?.drop();
 });
 
-function firstAttempt(eventId: string, statusCode: number): FirstAttemptRecord {
-  return {
-    delivery: { eventId, organisationId: 'org-a', eventSubject: 'offers.response.recorded', webhookId: `${eventId}:org-a`, method: 'POST', path: '/offer/response', body: '{}', url: null, status: 'pending' },
-    startedAt: new Date(),
-    durationMs: 3,
-    statusCode,
-    errorKind: null,
-    errorMessage: null,
-    responseExcerpt: null,
-    status: 'succeeded',
-    nextAttemptAt: null,
-    url: 'http://integrator.example/offer/response',
-  };
+/** The delivery of `eventId`: its attempt count, and its attempts' status codes in order. */
+function loggedAttempts(eventId: string): Promise<Array<{ attempts: number; logged: number[] }>> {
+  return dataSource.query(
+    `SELECT d.attempts, array_agg(a.status_code ORDER BY a.attempt_no) AS logged
+     FROM ${DISPATCHER_SCHEMA}.delivery d JOIN ${DISPATCHER_SCHEMA}.attempt a ON a.delivery_id = d.id
+     WHERE d.event_id = $1 GROUP BY d.id`,
+    [eventId],
+  );
 }
 
 describe('DeliveryRecorder on PostgreSQL', () => {
@@ -43,35 +39,23 @@ describe('DeliveryRecorder on PostgreSQL', () => {
     // A linger long enough that both first attempts are in one batch, as two copies arriving together are.
     const recorder = new DeliveryRecorder(new DeliveriesRepository(dataSource), loadConfig(WebhookDispatcherConfig, { WEBHOOK_RECORD_LINGER_MS: '200' }));
     const eventId = '3f0c1a52-8f7e-4d3b-9a61-0b2c4d5e6f70';
-    const ids = await Promise.all([recorder.firstAttempt(firstAttempt(eventId, 200)), recorder.firstAttempt(firstAttempt(eventId, 201)), recorder.firstAttempt(firstAttempt('5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', 200))]);
+    const ids = await Promise.all([recorder.firstAttempt(firstAttemptRecord(eventId, 200)), recorder.firstAttempt(firstAttemptRecord(eventId, 201)), recorder.firstAttempt(firstAttemptRecord('5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'))]);
     // One of the copies made the delivery; the other is one more attempt of it.
     expect(ids.slice(0, 2).filter((id) => id !== null)).toHaveLength(1);
     expect(ids[2]).not.toBeNull();
-    const rows: Array<{ attempts: number; logged: number[] }> = await dataSource.query(
-      `SELECT d.attempts, array_agg(a.status_code ORDER BY a.attempt_no) AS logged
-       FROM ${DISPATCHER_SCHEMA}.delivery d JOIN ${DISPATCHER_SCHEMA}.attempt a ON a.delivery_id = d.id
-       WHERE d.event_id = $1 GROUP BY d.id`,
-      [eventId],
-    );
-    expect(rows).toEqual([{ attempts: 2, logged: [200, 201] }]);
+    expect(await loggedAttempts(eventId)).toEqual([{ attempts: 2, logged: [200, 201] }]);
     await recorder.onModuleDestroy();
   });
 
   it('logs both attempts of a delivery made by two copies of its event at once, in order', async () => {
     const recorder = new DeliveryRecorder(new DeliveriesRepository(dataSource), loadConfig(WebhookDispatcherConfig, {}));
     const eventId = '7c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
-    const { delivery, ...outcome } = firstAttempt(eventId, 503);
+    const { delivery, ...outcome } = firstAttemptRecord(eventId, 503);
     const logged = await recorder.delivery(delivery);
     const attempt = { ...outcome, deliveryId: logged.id as number, series: 0 };
     // Handed over in one turn, as two copies' calls finishing together are: one batch.
     await Promise.all([recorder.attempt({ ...attempt, statusCode: 503, status: 'failed' }), recorder.attempt({ ...attempt, statusCode: 200 })]);
-    const rows: Array<{ attempts: number; logged: number[] }> = await dataSource.query(
-      `SELECT d.attempts, array_agg(a.status_code ORDER BY a.attempt_no) AS logged
-       FROM ${DISPATCHER_SCHEMA}.delivery d JOIN ${DISPATCHER_SCHEMA}.attempt a ON a.delivery_id = d.id
-       WHERE d.event_id = $1 GROUP BY d.id`,
-      [eventId],
-    );
-    expect(rows).toEqual([{ attempts: 2, logged: [503, 200] }]);
+    expect(await loggedAttempts(eventId)).toEqual([{ attempts: 2, logged: [503, 200] }]);
     await recorder.onModuleDestroy();
   });
 });

@@ -1,24 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '@availability/service-core';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { firstAttemptRecord } from '../../test/first-attempt.fixture.js';
 import type { DeliveriesRepository, FirstAttemptRecord } from './deliveries.repository.js';
 import { DeliveryRecorder } from './delivery-recorder.js';
-
-/** A first attempt of event `n`, as the Deliverer hands it over. */
-function firstAttempt(n: number): FirstAttemptRecord {
-  return {
-    delivery: { eventId: `event-${n}`, organisationId: 'org', eventSubject: 'offers.response.recorded', webhookId: `wh-${n}`, method: 'POST', path: '/offer/response', body: '{}', url: null, status: 'pending' },
-    startedAt: new Date(),
-    durationMs: 3,
-    statusCode: 200,
-    errorKind: null,
-    errorMessage: null,
-    responseExcerpt: null,
-    status: 'succeeded',
-    nextAttemptAt: null,
-    url: 'http://integrator.example/offer/response',
-  };
-}
 
 /** The recorder over a repository that only counts the statements it would run. */
 function recorder(lingerMs: string): { recorder: DeliveryRecorder; statements: number[] } {
@@ -37,23 +22,23 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('DeliveryRecorder', () => {
   it('logs first attempts that finish within the linger in one statement', async () => {
     const { recorder: subject, statements } = recorder('300');
-    const first = subject.firstAttempt(firstAttempt(1));
+    const first = subject.firstAttempt(firstAttemptRecord('event-1'));
     await pause(10);
-    await Promise.all([first, subject.firstAttempt(firstAttempt(2))]);
+    await Promise.all([first, subject.firstAttempt(firstAttemptRecord('event-2'))]);
     expect(statements).toEqual([2]);
   });
 
   it('logs each first attempt at once with no linger', async () => {
     const { recorder: subject, statements } = recorder('0');
-    await subject.firstAttempt(firstAttempt(1));
+    await subject.firstAttempt(firstAttemptRecord('event-1'));
     await pause(10);
-    await subject.firstAttempt(firstAttempt(2));
+    await subject.firstAttempt(firstAttemptRecord('event-2'));
     expect(statements).toEqual([1, 1]);
   });
 
   it('writes what lingers when the service stops, without waiting it out', async () => {
     const { recorder: subject, statements } = recorder('1000');
-    const pending = subject.firstAttempt(firstAttempt(1));
+    const pending = subject.firstAttempt(firstAttemptRecord('event-1'));
     await subject.onModuleDestroy();
     // Written by the stop itself, a second before the linger would have written it.
     expect(statements).toEqual([1]);
