@@ -341,22 +341,20 @@ export class DeliveriesRepository {
    * input order, each new delivery's id, or null where the event had a delivery already.
    */
   async recordFirstAttempts(records: FirstAttemptRecord[]): Promise<Array<number | null>> {
-    // Two copies of one event in one batch (each came as its first publication): the statement takes
-    // the first, whose delivery a second row of it would collide with; the other gets null, as a copy
-    // that found a delivery does, and is logged as one more attempt of it.
-    const firsts = new Map<string, number>();
-    records.forEach((r, index) => {
-      const key = `${r.delivery.eventId}/${r.delivery.organisationId}`;
-      if (!firsts.has(key)) firsts.set(key, index);
-    });
-    const unique = [...firsts.values()].map((index) => records[index]);
-    const rows = await runPrepared<{ id: number | null }>(this.dataSource, RECORD_FIRST_ATTEMPTS, [
-      ...newDeliveryColumns(unique.map((r) => r.delivery)),
-      unique.map((r) => r.url ?? r.delivery.url),
-      ...outcomeColumns(unique),
-    ]);
+    // Two copies of one event in one batch (each came as its first publication) would collide in one
+    // statement: the second goes in the next, where it finds the first's delivery (null), as any copy
+    // that comes after its delivery does, and is logged as one more attempt of it.
     const ids: Array<number | null> = records.map(() => null);
-    [...firsts.values()].forEach((index, row) => (ids[index] = rows[row].id));
+    const indexes = records.map((_, index) => index);
+    for (const round of roundsOfDistinct(indexes, (index) => `${records[index].delivery.eventId}/${records[index].delivery.organisationId}`)) {
+      const batch = round.map((index) => records[index]);
+      const rows = await runPrepared<{ id: number | null }>(this.dataSource, RECORD_FIRST_ATTEMPTS, [
+        ...newDeliveryColumns(batch.map((r) => r.delivery)),
+        batch.map((r) => r.url ?? r.delivery.url),
+        ...outcomeColumns(batch),
+      ]);
+      round.forEach((index, row) => (ids[index] = rows[row].id));
+    }
     return ids;
   }
 
