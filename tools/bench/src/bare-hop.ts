@@ -23,9 +23,9 @@ export interface HopCost {
 /**
  * What this machine charges for one HTTP hop at a steady rate: a bare node:http server in its own
  * process, called as the benchmarks call the platform (SteadyClient) at `rate` requests a second,
- * evenly spaced. On a 2-core VM a request arriving alone costs far more CPU than one in a stream (waking a process, a core out of idle),
- * so this is the yardstick for the platform's CPU per answer at the same rate, which crosses
- * about six such hops.
+ * evenly spaced. On a 2-core VM a request arriving alone costs far more CPU than one in a stream
+ * (waking a process, a core out of idle), so this is the yardstick for the platform's CPU per answer
+ * at the same rate, which crosses about six such hops.
  */
 export async function bareHopCost(rate: number, seconds: number, signal: AbortSignal): Promise<HopCost | undefined> {
   const port = await freePort();

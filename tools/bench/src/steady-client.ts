@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 
 /**
  * The benchmarks' own calls at a steady rate: undici's request API over a pool of kept-alive
@@ -10,9 +10,9 @@ export class SteadyClient {
   private readonly agent = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
 
   /** Sends a JSON body (or none); resolves with the status and the body as text. */
-  async call(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+  async call(url: string, method: Dispatcher.HttpMethod, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
     const response = await request(url, {
-      method: method as 'GET' | 'POST' | 'PUT',
+      method,
       headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
       body,
       dispatcher: this.agent,

@@ -25,6 +25,7 @@ interface MetricsMessage {
   error?: string;
   metrics?: RegistrySnapshot[];
 }
+
 /** A worker that dies is replaced after this delay, doubled for each crash within a minute (capped). */
 const RESTART_BASE_MS = 500;
 const RESTART_CAP_MS = 30_000;
