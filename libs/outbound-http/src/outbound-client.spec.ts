@@ -9,6 +9,11 @@ import { guardedLookup, OutboundClient, OutboundRequestError } from './outbound-
 
 let server: Server;
 let base: string;
+// Responses to /held wait until the test releases them.
+const held: Array<() => void> = [];
+const releaseHeld = () => {
+  for (const answer of held.splice(0)) answer();
+};
 const allowLoopback = new OutboundClient({ policy: { allowLoopback: true, allowPrivate: false } });
 const strict = new OutboundClient({ policy: STRICT_POLICY });
 
@@ -16,6 +21,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url === '/redirect') return void res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end();
     if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2000);
+    if (req.url === '/held') return void held.push(() => res.end('released'));
     if (req.url === '/big') return void res.end('x'.repeat(100_000));
     if (req.url === '/trace') return void res.end(`${req.headers.traceparent} ${req.headers['user-agent']}`);
     let body = '';
@@ -113,24 +119,38 @@ describe('OutboundClient', () => {
     const oneConnection = new OutboundClient({ policy: { allowLoopback: true, allowPrivate: false }, connectionsPerOrigin: 1 });
     try {
       const started = performance.now();
-      const elapsed = async (promise: Promise<unknown>) => {
-        await promise.catch((error: unknown) => expect((error as OutboundRequestError).kind).toBe('timeout'));
-        return performance.now() - started;
-      };
-      // The first call holds the only connection; the others queue behind it and time out on time.
-      // Deadlines 600 ms apart: each call ends after its own and before the next one's, however busy the machine.
-      const calls = [1_500, 300, 900].map((timeoutMs) => elapsed(oneConnection.send({ url: `${base}/slow`, method: 'GET', timeoutMs })));
-      const [first, second, third] = await Promise.all(calls);
-      expect(second).toBeGreaterThanOrEqual(295);
-      expect(second).toBeLessThan(900);
-      expect(third).toBeGreaterThanOrEqual(895);
-      expect(third).toBeLessThan(1_500);
-      expect(first).toBeGreaterThanOrEqual(1_495);
+      const settled: string[] = [];
+      const watch = (name: string, promise: Promise<unknown>) =>
+        promise.then(
+          (response) => {
+            settled.push(name);
+            return { response, elapsed: performance.now() - started };
+          },
+          (error: unknown) => {
+            settled.push(name);
+            return { error: error as OutboundRequestError, elapsed: performance.now() - started };
+          },
+        );
+      // The first call holds the only connection until the server is told to answer; the others queue
+      // behind it. Judged by outcome and order, not by how late a busy machine fires a timer: a queued
+      // call whose deadline only started with its connection would still be waiting here.
+      const first = watch('first', oneConnection.send({ url: `${base}/held`, method: 'GET', timeoutMs: 60_000 }));
+      const second = watch('second', oneConnection.send({ url: `${base}/held`, method: 'GET', timeoutMs: 300 }));
+      const third = watch('third', oneConnection.send({ url: `${base}/held`, method: 'GET', timeoutMs: 900 }));
+      const [secondOutcome, thirdOutcome] = await Promise.all([second, third]);
+      expect(settled).toEqual(['second', 'third']);
+      expect(secondOutcome.error?.kind).toBe('timeout');
+      expect(thirdOutcome.error?.kind).toBe('timeout');
+      expect(secondOutcome.elapsed).toBeGreaterThanOrEqual(295);
+      expect(thirdOutcome.elapsed).toBeGreaterThanOrEqual(895);
+      releaseHeld();
+      expect((await first).response).toMatchObject({ status: 200, body: 'released' });
       // Calls that finish leave no deadline behind; the connection is usable again.
       for (let i = 0; i < 3; i += 1) {
         expect((await oneConnection.send({ url: `${base}/echo`, method: 'POST', body: String(i), timeoutMs: 1000 })).body).toBe(`POST /echo ${i}`);
       }
     } finally {
+      releaseHeld();
       await oneConnection.close();
     }
   });
