@@ -120,7 +120,8 @@ describe('OutboundClient', () => {
     try {
       const started = performance.now();
       const settled: string[] = [];
-      const watch = (name: string, promise: Promise<unknown>) =>
+      type Outcome = { response?: unknown; error?: OutboundRequestError; elapsed: number };
+      const watch = (name: string, promise: Promise<unknown>): Promise<Outcome> =>
         promise.then(
           (response) => {
             settled.push(name);
