@@ -294,6 +294,20 @@ function outcomeColumns(records: Array<Omit<AttemptRecord, 'deliveryId' | 'serie
 }
 
 /** Every SQL statement webhook-dispatcher runs lives here. */
+/**
+ * The endpoints with deliveries held back (the recovery sweep makes sure each has a trial job). A
+ * DISTINCT would read every held delivery, every sweep, so its cost would grow with an outage; this
+ * steps through the held-deliveries index from one endpoint to the next instead, one probe each.
+ */
+export const HELD_ORGANISATIONS = `WITH RECURSIVE held AS (
+    (SELECT organisation_id FROM dispatcher.delivery WHERE held_at IS NOT NULL ORDER BY organisation_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT d.organisation_id FROM dispatcher.delivery d
+            WHERE d.held_at IS NOT NULL AND d.organisation_id > held.organisation_id ORDER BY d.organisation_id LIMIT 1)
+    FROM held WHERE held.organisation_id IS NOT NULL
+  )
+  SELECT organisation_id AS "organisationId" FROM held WHERE organisation_id IS NOT NULL`;
+
 @Injectable()
 export class DeliveriesRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -546,9 +560,7 @@ export class DeliveriesRepository {
 
   /** Endpoints with deliveries held back. */
   async heldOrganisations(): Promise<string[]> {
-    const rows: Array<{ organisationId: string }> = await this.dataSource.query(
-      `SELECT DISTINCT organisation_id AS "organisationId" FROM dispatcher.delivery WHERE held_at IS NOT NULL`,
-    );
+    const rows: Array<{ organisationId: string }> = await this.dataSource.query(HELD_ORGANISATIONS);
     return rows.map((r) => r.organisationId);
   }
 
