@@ -1,4 +1,4 @@
-import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration } from '@availability/messaging';
+import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration, outboxVacuumMigration } from '@availability/messaging';
 import { DIRECTORY_SCHEMA } from '../directory/directory.repository.js';
 import { CreateDirectory1763900000000 } from './1763900000000-create-directory.js';
 import { PortalAndContacts1764000000000 } from './1764000000000-portal-and-contacts.js';
@@ -16,4 +16,5 @@ export const DIRECTORY_MIGRATIONS = [
   outboxPayloadTextMigration(DIRECTORY_SCHEMA, 1764500000000),
   outboxTraceparentMigration(DIRECTORY_SCHEMA, 1764800000000),
   SignInCodes1764900000000,
+  outboxVacuumMigration(DIRECTORY_SCHEMA, 1765000000000),
 ];

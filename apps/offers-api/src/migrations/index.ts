@@ -1,4 +1,4 @@
-import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration } from '@availability/messaging';
+import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration, outboxVacuumMigration } from '@availability/messaging';
 import { OFFERS_SCHEMA } from '../offers/offers.repository.js';
 import { CreateOffers1763800000000 } from './1763800000000-create-offers.js';
 import { OfferVersion1763810000000 } from './1763810000000-offer-version.js';
@@ -16,4 +16,5 @@ export const OFFERS_MIGRATIONS = [
   outboxPayloadTextMigration(OFFERS_SCHEMA, 1764500000000),
   outboxTraceparentMigration(OFFERS_SCHEMA, 1764800000000),
   OfferOrganisationPage1764900000000,
+  outboxVacuumMigration(OFFERS_SCHEMA, 1765000000000),
 ];

@@ -1,4 +1,4 @@
-import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration, parkedEventsMigration } from '@availability/messaging';
+import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration, outboxVacuumMigration, parkedEventsMigration } from '@availability/messaging';
 import { DISPATCHER_SCHEMA } from '../delivery/deliveries.repository.js';
 import { CreateDispatcher1764100000000 } from './1764100000000-create-dispatcher.js';
 import { HeldDeliveries1764300000000 } from './1764300000000-held-deliveries.js';
@@ -15,4 +15,5 @@ export const DISPATCHER_MIGRATIONS = [
   parkedEventsMigration(DISPATCHER_SCHEMA, 1764600000000),
   TestDeliveries1764700000000,
   outboxTraceparentMigration(DISPATCHER_SCHEMA, 1764800000000),
+  outboxVacuumMigration(DISPATCHER_SCHEMA, 1765000000000),
 ];

@@ -8,7 +8,17 @@ import { createTestDatabase, createTestEventNamespace, eventually, queryDatabase
 import { ensureEventStream } from '../events/event-stream.js';
 import { FIRST_PUBLICATION } from './first-publication.js';
 import { appendToOutbox, OutboxRelay } from './outbox-relay.js';
-import { createOutboxTableSql, newEvent, type OutboxMessage, outboxMessage, outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration } from './outbox.js';
+import {
+  createOutboxTableSql,
+  newEvent,
+  OUTBOX_VACUUM_THRESHOLD,
+  type OutboxMessage,
+  outboxMessage,
+  outboxPayloadTextMigration,
+  outboxTraceIdMigration,
+  outboxTraceparentMigration,
+  outboxVacuumMigration,
+} from './outbox.js';
 
 /**
  * The relay over real PostgreSQL and JetStream, connected as offers-api: rows published as their
@@ -55,8 +65,10 @@ async function startRelay(handOverMs: number, sharing?: RelayUnderTest): Promise
   if (!sharing) {
     await dataSource.query(`CREATE SCHEMA ${schema}`);
     for (const statement of createOutboxTableSql(schema)) await dataSource.query(statement);
-    for (const migration of [outboxTraceIdMigration(schema, 1), outboxTraceparentMigration(schema, 2), outboxPayloadTextMigration(schema, 3)]) {
-      await new migration().up(dataSource.createQueryRunner());
+    for (const migration of [outboxTraceIdMigration(schema, 1), outboxTraceparentMigration(schema, 2), outboxPayloadTextMigration(schema, 3), outboxVacuumMigration(schema, 4)]) {
+      // One connection per migration, given back: the pool would run dry over the cases.
+      const runner = dataSource.createQueryRunner();
+      await new migration().up(runner).finally(() => runner.release());
     }
   }
   const js = jetstream(nc);
@@ -150,5 +162,18 @@ describe('OutboxRelay', () => {
     // The poll cannot know whether a row went out before (a lost mark): it does not claim a first publication.
     const inStream = (await namespace.messages(EventSubject.OfferWithdrawn)).filter((m) => ids.includes(m.data.eventId as string));
     expect(inStream.map((m) => m.publication)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('has autovacuum clean its table after a fixed number of published rows, however large the table', async () => {
+    const { schema } = await startRelay(1_000);
+    const [{ reloptions }] = await queryDatabase<{ reloptions: string[] }>(database.url, `SELECT reloptions FROM pg_class WHERE oid = '${schema}.outbox'::regclass`);
+    expect(reloptions).toEqual(
+      expect.arrayContaining([
+        'autovacuum_vacuum_scale_factor=0',
+        `autovacuum_vacuum_threshold=${OUTBOX_VACUUM_THRESHOLD}`,
+        'autovacuum_analyze_scale_factor=0',
+        `autovacuum_analyze_threshold=${OUTBOX_VACUUM_THRESHOLD}`,
+      ]),
+    );
   });
 });
