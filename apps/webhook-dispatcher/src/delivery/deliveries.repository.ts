@@ -293,7 +293,6 @@ function outcomeColumns(records: Array<Omit<AttemptRecord, 'deliveryId' | 'serie
   ];
 }
 
-/** Every SQL statement webhook-dispatcher runs lives here. */
 /**
  * The endpoints with deliveries held back (the recovery sweep makes sure each has a trial job). A
  * DISTINCT would read every held delivery, every sweep, so its cost would grow with an outage; this
@@ -308,6 +307,7 @@ export const HELD_ORGANISATIONS = `WITH RECURSIVE held AS (
   )
   SELECT organisation_id AS "organisationId" FROM held WHERE organisation_id IS NOT NULL`;
 
+/** Every SQL statement webhook-dispatcher runs lives here. */
 @Injectable()
 export class DeliveriesRepository {
   constructor(private readonly dataSource: DataSource) {}
