@@ -67,15 +67,18 @@ export const OUTBOX_VACUUM_THRESHOLD = 10_000;
 /** The migration that has autovacuum clean and analyse an outbox after a fixed number of rows (OUTBOX_VACUUM_THRESHOLD). */
 export function outboxVacuumMigration(schema: string, timestamp: number): new () => MigrationInterface {
   const table = outboxTable(schema);
-  const settings = ['autovacuum_vacuum_scale_factor', 'autovacuum_vacuum_threshold', 'autovacuum_analyze_scale_factor', 'autovacuum_analyze_threshold'];
+  const settings = {
+    autovacuum_vacuum_scale_factor: 0,
+    autovacuum_vacuum_threshold: OUTBOX_VACUUM_THRESHOLD,
+    autovacuum_analyze_scale_factor: 0,
+    autovacuum_analyze_threshold: OUTBOX_VACUUM_THRESHOLD,
+  };
+  const assignments = Object.entries(settings).map(([name, value]) => `${name} = ${value}`);
   return sqlMigration(
     'OutboxVacuum',
     timestamp,
-    [
-      `ALTER TABLE ${table} SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = ${OUTBOX_VACUUM_THRESHOLD},
-       autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = ${OUTBOX_VACUUM_THRESHOLD})`,
-    ],
-    [`ALTER TABLE ${table} RESET (${settings.join(', ')})`],
+    [`ALTER TABLE ${table} SET (${assignments.join(', ')})`],
+    [`ALTER TABLE ${table} RESET (${Object.keys(settings).join(', ')})`],
   );
 }
 
