@@ -35,6 +35,30 @@ function loggedAttempts(eventId: string): Promise<Array<{ attempts: number; logg
 }
 
 describe('DeliveryRecorder on PostgreSQL', () => {
+  it('writes deliveries held from the start held, those handed over within the linger in one statement', async () => {
+    const recorder = new DeliveryRecorder(new DeliveriesRepository(dataSource), loadConfig(WebhookDispatcherConfig, { WEBHOOK_RECORD_LINGER_MS: '300' }));
+    const eventIds = ['0b6f5c1e-2a3d-4e5f-8a9b-1c2d3e4f5a60', '1c7a6d2f-3b4e-4f6a-9b0c-2d3e4f5a6b71', '2d8b7e3a-4c5f-4a7b-8c1d-3e4f5a6b7c82'];
+    // Events of an endpoint that is down, arriving in separate turns of the event loop, as a trickle does.
+    const logged = [];
+    for (const eventId of eventIds) {
+      logged.push(recorder.heldDelivery(firstAttemptRecord(eventId).delivery));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await Promise.all(logged)).map((result) => result.inserted)).toEqual([true, true, true]);
+    const rows: Array<{ heldAt: Date | null; createdAt: Date; status: string }> = await dataSource.query(
+      `SELECT held_at AS "heldAt", created_at AS "createdAt", status FROM ${DISPATCHER_SCHEMA}.delivery WHERE event_id = ANY($1::uuid[])`,
+      [eventIds],
+    );
+    expect(rows.map((row) => row.status)).toEqual(['pending', 'pending', 'pending']);
+    expect(rows.every((row) => row.heldAt !== null)).toBe(true);
+    // One statement, one transaction: every row has its start as creation and hold time.
+    expect(new Set(rows.flatMap((row) => [row.heldAt?.toISOString(), row.createdAt.toISOString()])).size).toBe(1);
+    // The event of one that had a delivery already finds it, and leaves it as it was.
+    const again = await recorder.heldDelivery(firstAttemptRecord(eventIds[0]).delivery);
+    expect(again).toMatchObject({ inserted: false, held: true });
+    await recorder.onModuleDestroy();
+  });
+
   it('logs both calls of an event whose two copies each came as its first publication, when they share a statement', async () => {
     // A linger long enough that both first attempts are in one batch, as two copies arriving together are.
     const recorder = new DeliveryRecorder(new DeliveriesRepository(dataSource), loadConfig(WebhookDispatcherConfig, { WEBHOOK_RECORD_LINGER_MS: '200' }));

@@ -99,11 +99,18 @@ export class Deliverer implements OnModuleInit {
 
   /**
    * The first attempt of a delivery nothing is logged for yet (an event seen for the first time,
-   * EventIntake): the call comes first, and the delivery is written once, with its outcome. One kept
-   * back by its endpoint is written first, as what keeps it back (a job, a hold) refers to it.
+   * EventIntake): the call comes first, and the delivery is written once, with its outcome. One its
+   * endpoint holds back (circuit open) is written once too, held; one kept back otherwise is written
+   * first, as what keeps it back (a job, a dead letter) refers to it.
    */
   async deliverFirst(row: NewDelivery, target: WebhookTarget & { baseUrl: string }): Promise<Delivered> {
     const admission = await this.gate.admit(row.organisationId);
+    if (admission.kind === 'hold') {
+      // Written held in one statement; an event that had a delivery already leaves it to its own course.
+      const logged = await this.recorder.heldDelivery(row);
+      if (logged.inserted) await this.held.heldFromStart(row.organisationId, holdWithJitter(admission.trialInMs));
+      return { kind: 'done' };
+    }
     if (admission.kind !== 'go') {
       const logged = await this.recorder.delivery(row);
       // An event that had a delivery already (published again) leaves it to its own course.

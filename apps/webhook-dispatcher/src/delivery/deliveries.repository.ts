@@ -181,15 +181,15 @@ const INSERT_DELIVERIES: PreparedStatement = {
            SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
              WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, n)
          ), inserted AS (
-           INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status)
-           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status
+           INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, held_at)
+           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, CASE WHEN $10::boolean THEN now() END
            FROM input ORDER BY n
            ON CONFLICT (event_id, organisation_id) DO NOTHING
-           RETURNING id, event_id, organisation_id, status, series
+           RETURNING id, event_id, organisation_id, status, series, held_at
          )
          SELECT COALESCE(ins.id, d.id) AS id, COALESCE(ins.status, d.status) AS status,
                 COALESCE(ins.series, d.series) AS series, ins.id IS NOT NULL AS inserted,
-                d.held_at IS NOT NULL AS held,
+                COALESCE(ins.held_at, d.held_at) IS NOT NULL AS held,
                 CASE WHEN ins.id IS NULL AND d.id IS NOT NULL
                   THEN (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int ELSE 0 END AS "attemptsInSeries"
          FROM input i
@@ -314,14 +314,16 @@ export class DeliveriesRepository {
 
   /**
    * Records deliveries for new events, idempotently: a repeated (event, organisation) keeps its first
-   * row. Returns, in input order, the row each input maps to and whether it was new.
+   * row. Returns, in input order, the row each input maps to and whether it was new. `held`: the new
+   * rows start held (their endpoint's circuit is open).
    */
-  async insertDeliveries(rows: NewDelivery[]): Promise<IntakeResult[]> {
+  async insertDeliveries(rows: NewDelivery[], held = false): Promise<IntakeResult[]> {
     type Row = { id: number | null; status: DeliveryStatus | null; series: number | null; inserted: boolean; held: boolean; attemptsInSeries: number };
     const result = await runPrepared<Row>(this.dataSource, INSERT_DELIVERIES, [
       ...newDeliveryColumns(rows),
       rows.map((r) => r.url),
       rows.map((r) => r.status),
+      held,
     ]);
     // A row inserted by a concurrent transaction is invisible to this statement's snapshot: treat it as pending.
     return result.map((r) => ({

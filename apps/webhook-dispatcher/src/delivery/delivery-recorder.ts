@@ -5,7 +5,8 @@ import { type AttemptRecord, DeliveriesRepository, type FirstAttemptRecord, type
 
 /**
  * What the delivery path writes to the delivery log, each kind batched: what finishes in one turn of
- * the event loop shares one statement (first attempts: what finishes within WEBHOOK_RECORD_LINGER_MS).
+ * the event loop shares one statement (first attempts and deliveries held from the start: what comes
+ * within WEBHOOK_RECORD_LINGER_MS).
  * A write resolves once it is committed.
  */
 @Injectable()
@@ -19,6 +20,8 @@ export class DeliveryRecorder implements OnModuleDestroy {
    * Retries do not: a retry worker's slot is held until its attempt is logged.
    */
   private readonly firstAttempts: MicroBatcher<FirstAttemptRecord, number | null>;
+  /** Linger too: while an endpoint is down, each of its events would otherwise be a statement and a commit of its own. */
+  private readonly heldDeliveries: MicroBatcher<NewDelivery, IntakeResult>;
   private readonly repeats = counter(
     'webhook_repeated_event_calls_total',
     'Calls made for an event seen for the first time that had a delivery already (published as first twice, or a delivery count lost in a NATS leader change): each is logged as one more attempt of that delivery.',
@@ -29,16 +32,25 @@ export class DeliveryRecorder implements OnModuleDestroy {
     config: WebhookDispatcherConfig,
   ) {
     this.firstAttempts = new MicroBatcher((records) => this.repository.recordFirstAttempts(records), 500, config.WEBHOOK_RECORD_LINGER_MS);
+    this.heldDeliveries = new MicroBatcher((rows) => this.repository.insertDeliveries(rows, true), 500, config.WEBHOOK_RECORD_LINGER_MS);
   }
 
   /** Graceful shutdown: what was handed over is written first. */
   async onModuleDestroy(): Promise<void> {
-    await Promise.all([this.deliveries.drain(), this.attempts.drain(), this.firstAttempts.drain()]);
+    await Promise.all([this.deliveries.drain(), this.attempts.drain(), this.firstAttempts.drain(), this.heldDeliveries.drain()]);
   }
 
   /** A delivery before its first attempt, idempotently: an event that has one already finds it. */
   delivery(row: NewDelivery): Promise<IntakeResult> {
     return this.deliveries.add(row);
+  }
+
+  /**
+   * A delivery of an event seen for the first time that its endpoint holds back (its circuit is open),
+   * written held; an event that had a delivery already finds it, unchanged.
+   */
+  heldDelivery(row: NewDelivery): Promise<IntakeResult> {
+    return this.heldDeliveries.add(row);
   }
 
   /** An attempt of a logged delivery, and the state it leaves the delivery in. */

@@ -57,6 +57,12 @@ export class HeldDeliveries implements OnModuleDestroy {
     return this.holds.add(delivery);
   }
 
+  /** A delivery written held from the start (DeliveryRecorder.heldDelivery): resolves once its endpoint has a trial job. */
+  async heldFromStart(organisationId: string, trialInMs: number): Promise<void> {
+    await this.ensureTrialJobs([{ organisationId, trialInMs }]);
+    this.transitions.inc({ action: 'held' });
+  }
+
   /** The held delivery of an endpoint to try next. */
   next(organisationId: string) {
     return this.repository.nextHeld(organisationId);
@@ -97,13 +103,17 @@ export class HeldDeliveries implements OnModuleDestroy {
 
   private async write(items: Hold[]): Promise<void[]> {
     await this.repository.hold(items);
-    const trials = earliestTrials(items.filter((item) => !this.scheduled.get(item.organisationId)));
-    if (trials.length > 0) {
-      await this.retries.scheduleTrials(trials);
-      for (const { organisationId, delayMs } of trials) this.scheduled.set(organisationId, true, delayMs);
-    }
+    await this.ensureTrialJobs(items);
     this.transitions.inc({ action: 'held' }, items.length);
     return items.map(() => undefined);
+  }
+
+  /** A trial job for each endpoint of these holds, unless this process scheduled one that is not yet due. */
+  private async ensureTrialJobs(holds: Array<{ organisationId: string; trialInMs: number }>): Promise<void> {
+    const trials = earliestTrials(holds.filter((hold) => !this.scheduled.get(hold.organisationId)));
+    if (trials.length === 0) return;
+    await this.retries.scheduleTrials(trials);
+    for (const { organisationId, delayMs } of trials) this.scheduled.set(organisationId, true, delayMs);
   }
 }
 
