@@ -13,7 +13,7 @@ export interface WorstOfferBenchSettings {
 
 export const WORST_OFFER_TARGETS = { requestMs: 100, probeMs: 50 };
 
-/** One body that fits the 2 MiB limit, built to cost offers-api as much as its shape can. */
+/** One body that fits the body limit, built to cost offers-api as much as its shape can. */
 interface Shape {
   name: string;
   /** Status offers-api must answer: anything else means the shape measured something else. */
@@ -152,8 +152,9 @@ function buildShapes(userId: string, workerIds: string[]): Shape[] {
   const json = JSON.stringify(base);
   const ids = MAX_JSON_ITEMS - 100;
   shapes.push({ name: `too many: ${ids.toLocaleString('en')} worker ids`, status: 400, body: JSON.stringify({ ...base, workerIds: Array.from({ length: ids }, (_, i) => longestId(i)).map((id) => id.slice(0, 36)) }) });
-  shapes.push({ name: 'too long: a title of 2 MiB (surrogate pairs)', status: 400, body: JSON.stringify({ ...base, title: emoji(Math.floor(room(json, 20) / 4)) }) });
-  shapes.push({ name: 'too long: details of 2 MiB (spaces)', status: 400, body: JSON.stringify({ ...base, details: ' '.repeat(room(json, 20)) }) });
+  const mib = `${limit / (1024 * 1024)} MiB`;
+  shapes.push({ name: `too long: a title of ${mib} (surrogate pairs)`, status: 400, body: JSON.stringify({ ...base, title: emoji(Math.floor(room(json, 20) / 4)) }) });
+  shapes.push({ name: `too long: details of ${mib} (spaces)`, status: 400, body: JSON.stringify({ ...base, details: ' '.repeat(room(json, 20)) }) });
 
   // Ignored by the DTO, but parsed and checked (depth, strings, property names) like everything else:
   // as many items as a body may hold, as long as the limit allows.
@@ -181,7 +182,8 @@ function buildShapes(userId: string, workerIds: string[]): Shape[] {
     body: `${fill(json)},"x":${repeatJson(deepest, Math.min(Math.floor(items / 15), Math.floor(room(json, 20) / (deepest.length + 1))))}}`,
   });
   shapes.push({ name: `too many: ${(items * 10).toLocaleString('en')} numbers`, status: 400, body: `${fill(json)},"x":${repeatJson('0', items * 10)}}` });
-  shapes.push({ name: 'too deep: 1,000,000 nested arrays', status: 400, body: `${fill(json)},"x":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}` });
+  const nested = Math.floor(room(json, 20) / 2);
+  shapes.push({ name: `too deep: ${nested.toLocaleString('en')} nested arrays`, status: 400, body: `${fill(json)},"x":${'['.repeat(nested)}${']'.repeat(nested)}}` });
 
   for (const shape of shapes) {
     const bytes = Buffer.byteLength(shape.body);
@@ -199,8 +201,8 @@ async function measureShape(
   serverPid: number | undefined,
 ): Promise<ShapeFigures> {
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-  // Encoded once: a string body would be encoded anew for every send, and the garbage of 2 MiB a
-  // request would start collections in this process that delay the probes it times.
+  // Encoded once: a string body would be encoded anew for every send, and the garbage of a large body
+  // each request would start collections in this process that delay the probes it times.
   const body = Buffer.from(shape.body);
   const send = async () => {
     const started = performance.now();

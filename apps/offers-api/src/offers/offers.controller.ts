@@ -29,7 +29,7 @@ export class OffersController {
     content: { 'text/plain': { schema: { type: 'string', format: 'uuid', example: '0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b' } } },
   })
   @ApiResponse({ status: 400, description: 'Field errors (problem+json)' })
-  @ApiResponse({ status: 413, description: 'Body over 2 MiB' })
+  @ApiResponse({ status: 413, description: 'Body over 1 MiB' })
   @ApiResponse({ status: 422, description: 'Idempotency-Key reused with a different body' })
   async create(
     @CurrentOrganisation() organisationId: string,

@@ -30,6 +30,11 @@ export const OfferLimits = {
   workers: 10_000,
   events: 100,
   idempotencyKeyLength: 255,
-  /** Bytes; a 10,000-worker offer with long ids fits with room to spare. */
-  bodyBytes: 2 * 1024 * 1024,
+  /**
+   * Bytes. The largest offer the API reads (every id, string and slot at its longest, its text in
+   * four-byte characters, even written with every one escaped) is about 790 KiB, and fits with room
+   * for formatting; a body of junk, which is read and parsed before it is refused, costs no more than
+   * about that (body-limit.spec.ts in offers-api).
+   */
+  bodyBytes: 1024 * 1024,
 } as const;

@@ -473,7 +473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Body over 2 MiB */
+            /** @description Body over 1 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
