@@ -151,7 +151,12 @@ function buildShapes(userId: string, workerIds: string[]): Shape[] {
   // Past a bound: each must be refused by one length check, whatever the rest costs.
   const json = JSON.stringify(base);
   const ids = MAX_JSON_ITEMS - 100;
-  shapes.push({ name: `too many: ${ids.toLocaleString('en')} worker ids`, status: 400, body: JSON.stringify({ ...base, workerIds: Array.from({ length: ids }, (_, i) => longestId(i)).map((id) => id.slice(0, 36)) }) });
+  const idLength = Math.min(36, Math.floor(room(json, 20) / ids) - 3);
+  shapes.push({
+    name: `too many: ${ids.toLocaleString('en')} worker ids of ${idLength} characters`,
+    status: 400,
+    body: JSON.stringify({ ...base, workerIds: Array.from({ length: ids }, (_, i) => longestId(i).slice(-idLength)) }),
+  });
   const mib = `${limit / (1024 * 1024)} MiB`;
   shapes.push({ name: `too long: a title of ${mib} (surrogate pairs)`, status: 400, body: JSON.stringify({ ...base, title: emoji(Math.floor(room(json, 20) / 4)) }) });
   shapes.push({ name: `too long: details of ${mib} (spaces)`, status: 400, body: JSON.stringify({ ...base, details: ' '.repeat(room(json, 20)) }) });
