@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DirectoryPattern, type ResolveOfferAudienceReply, type ResolveOfferAudienceRequest } from '@availability/contracts';
+import { DirectoryPattern, isUuid, type ResolveOfferAudienceReply, type ResolveOfferAudienceRequest } from '@availability/contracts';
 import { directoryUnavailable } from '@availability/auth';
 import { RequestReply } from '@availability/messaging';
 import { TtlCache } from '@availability/service-core';
@@ -33,12 +33,13 @@ export class DirectoryClient {
     const names = new Map<string, string>();
     const missing: string[] = [];
     for (const workerId of workerIds) {
+      // contact-directory makes every worker id, each a UUID: anything else is unknown without asking.
+      if (!isUuid(workerId)) continue;
       const known = this.workers.get(workerId);
       if (known === undefined || known.organisationId !== organisationId) missing.push(workerId);
       else names.set(workerId, known.name);
     }
     let userKnown = this.users.get(`${organisationId}:${userId}`) === true;
-    const unknownWorkerIds: string[] = [];
     if (missing.length > 0 || !userKnown) {
       const chunks = missing.length > 0 ? chunk(missing, AUDIENCE_CHUNK) : [[]];
       const replies = await Promise.all(chunks.map((ids) => this.ask({ organisationId, userId, workerIds: ids })));
@@ -48,13 +49,12 @@ export class DirectoryClient {
           names.set(worker.workerId, worker.name);
           this.workers.set(worker.workerId, { organisationId, name: worker.name }, ttl);
         }
-        unknownWorkerIds.push(...reply.unknownWorkerIds);
       }
       userKnown = replies[0].userKnown;
       if (userKnown) this.users.set(`${organisationId}:${userId}`, true, ttl);
     }
     const workers = workerIds.filter((id) => names.has(id)).map((workerId) => ({ workerId, name: names.get(workerId) as string }));
-    return { userKnown, workers, unknownWorkerIds };
+    return { userKnown, workers, unknownWorkerIds: workerIds.filter((id) => !names.has(id)) };
   }
 
   private async ask(request: ResolveOfferAudienceRequest): Promise<ResolveOfferAudienceReply> {
