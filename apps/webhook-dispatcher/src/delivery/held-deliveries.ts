@@ -9,12 +9,15 @@ import { RetryQueue } from './retry-queue.js';
 /** Held deliveries queued again per statement when their endpoint answers. */
 const RELEASE_BATCH = 500;
 
-interface Hold {
-  deliveryId: number;
-  series: number;
+interface TrialRequest {
   organisationId: string;
   /** When the endpoint's trial call is due, from now. */
   trialInMs: number;
+}
+
+interface Hold extends TrialRequest {
+  deliveryId: number;
+  series: number;
 }
 
 /**
@@ -29,7 +32,12 @@ interface Hold {
 @Injectable()
 export class HeldDeliveries implements OnModuleDestroy {
   private readonly logger = new Logger('HeldDeliveries');
-  private readonly holds = new MicroBatcher<Hold, void>((items) => this.write(items), 500);
+  private readonly holds = new MicroBatcher<Hold, void>(async (items) => {
+    await this.repository.hold(items);
+    return this.followHolds(items);
+  }, 500);
+  /** Deliveries written held from the start: a burst's come back together, and share one look at their trials. */
+  private readonly heldFromStartBatch = new MicroBatcher<TrialRequest, void>((items) => this.followHolds(items), 500);
   private readonly transitions = counter(
     'webhook_held_deliveries_total',
     'Deliveries held back while their endpoint’s circuit was open (held), and queued again when it answered (released).',
@@ -49,7 +57,7 @@ export class HeldDeliveries implements OnModuleDestroy {
   ) {}
 
   async onModuleDestroy(): Promise<void> {
-    await this.holds.drain();
+    await Promise.all([this.holds.drain(), this.heldFromStartBatch.drain()]);
   }
 
   /** Holds a delivery; resolves once the hold is written and its endpoint has a trial job. */
@@ -58,9 +66,8 @@ export class HeldDeliveries implements OnModuleDestroy {
   }
 
   /** A delivery written held from the start (DeliveryRecorder.heldDelivery): resolves once its endpoint has a trial job. */
-  async heldFromStart(organisationId: string, trialInMs: number): Promise<void> {
-    await this.ensureTrialJobs([{ organisationId, trialInMs }]);
-    this.transitions.inc({ action: 'held' });
+  heldFromStart(organisationId: string, trialInMs: number): Promise<void> {
+    return this.heldFromStartBatch.add({ organisationId, trialInMs });
   }
 
   /** The held delivery of an endpoint to try next. */
@@ -101,24 +108,20 @@ export class HeldDeliveries implements OnModuleDestroy {
     await this.retries.scheduleTrials(organisationIds.map((organisationId) => ({ organisationId, delayMs: this.trialDelayMs() })));
   }
 
-  private async write(items: Hold[]): Promise<void[]> {
-    await this.repository.hold(items);
-    await this.ensureTrialJobs(items);
-    this.transitions.inc({ action: 'held' }, items.length);
-    return items.map(() => undefined);
-  }
-
-  /** A trial job for each endpoint of these holds, unless this process scheduled one that is not yet due. */
-  private async ensureTrialJobs(holds: Array<{ organisationId: string; trialInMs: number }>): Promise<void> {
+  /** What follows written holds: a trial job for each endpoint, unless this process scheduled one that is not yet due. */
+  private async followHolds(holds: TrialRequest[]): Promise<void[]> {
     const trials = earliestTrials(holds.filter((hold) => !this.scheduled.get(hold.organisationId)));
-    if (trials.length === 0) return;
-    await this.retries.scheduleTrials(trials);
-    for (const { organisationId, delayMs } of trials) this.scheduled.set(organisationId, true, delayMs);
+    if (trials.length > 0) {
+      await this.retries.scheduleTrials(trials);
+      for (const { organisationId, delayMs } of trials) this.scheduled.set(organisationId, true, delayMs);
+    }
+    this.transitions.inc({ action: 'held' }, holds.length);
+    return holds.map(() => undefined);
   }
 }
 
 /** One trial per endpoint, at the earliest time asked for. */
-function earliestTrials(deliveries: Array<{ organisationId: string; trialInMs: number }>): Array<{ organisationId: string; delayMs: number }> {
+function earliestTrials(deliveries: TrialRequest[]): Array<{ organisationId: string; delayMs: number }> {
   const earliest = new Map<string, number>();
   for (const { organisationId, trialInMs } of deliveries) earliest.set(organisationId, Math.min(earliest.get(organisationId) ?? Infinity, trialInMs));
   return [...earliest].map(([organisationId, delayMs]) => ({ organisationId, delayMs }));
