@@ -14,3 +14,4 @@ export * from './test-redis-server.js';
 export * from './test-redis-sentinels.js';
 export * from './test-nats-cluster.js';
 export * from './test-push-service.js';
+export * from './generic-plans.js';

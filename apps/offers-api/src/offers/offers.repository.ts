@@ -163,6 +163,9 @@ const ANSWER: PreparedStatement = {
          FROM target t`,
 };
 
+/** The statements every connection prepares: their plans are made once, on tables that may still be empty (test/prepared-plans). */
+export const OFFER_STATEMENTS = [INSERT_OFFER, SELECT_OFFER_JSON, SELECT_PORTAL_OFFER_JSON, SELECT_PORTAL_OFFER_VERSION, SELECT_OFFER_VERSION, ANSWER];
+
 export interface AnswerOutcome extends OfferState {
   organisationId: string;
   /** The answer before this one. */

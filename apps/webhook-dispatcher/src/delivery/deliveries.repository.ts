@@ -174,34 +174,36 @@ const REDELIVERY_COLUMNS = `id, event_id AS "eventId", organisation_id AS "organ
 const HELD_COLUMNS = `${REDELIVERY_COLUMNS},
   (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int AS "attemptsInSeries"`;
 
-/** The intake's statement (every event): prepared, as its planning would cost as much as running it. */
+/**
+ * The intake's statement: prepared, as its planning would cost as much as running it. It only inserts:
+ * a prepared statement keeps one plan for its connection's life, made when the log may still have
+ * been empty, and a plan joining the log that was made then reads the whole log ever after.
+ */
 const INSERT_DELIVERIES: PreparedStatement = {
   name: 'dispatcher.insert-deliveries',
-  text: `WITH input AS (
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-             WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, n)
-         ), inserted AS (
-           INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, held_at)
-           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, CASE WHEN $10::boolean THEN now() END
-           FROM input ORDER BY n
-           ON CONFLICT (event_id, organisation_id) DO NOTHING
-           RETURNING id, event_id, organisation_id, status, series, held_at
-         )
-         SELECT COALESCE(ins.id, d.id) AS id, COALESCE(ins.status, d.status) AS status,
-                COALESCE(ins.series, d.series) AS series, ins.id IS NOT NULL AS inserted,
-                COALESCE(ins.held_at, d.held_at) IS NOT NULL AS held,
-                CASE WHEN ins.id IS NULL AND d.id IS NOT NULL
-                  THEN (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int ELSE 0 END AS "attemptsInSeries"
-         FROM input i
-         LEFT JOIN inserted ins ON ins.event_id = i.event_id AND ins.organisation_id = i.organisation_id
-         LEFT JOIN dispatcher.delivery d ON d.event_id = i.event_id AND d.organisation_id = i.organisation_id
-         ORDER BY i.n`,
+  text: `INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, held_at)
+         SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, CASE WHEN $10::boolean THEN now() END
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+           WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, n)
+         ORDER BY n
+         ON CONFLICT (event_id, organisation_id) DO NOTHING
+         RETURNING id, event_id AS "eventId", organisation_id AS "organisationId", status, series, held_at IS NOT NULL AS held`,
 };
 
-/** The statement of every attempt: prepared, as above. */
-const RECORD_ATTEMPTS: PreparedStatement = {
-  name: 'dispatcher.record-attempts',
-  text: `WITH input AS (
+/**
+ * The deliveries events had already (published again, or redelivered): planned at each run, not
+ * prepared, as it joins the log; run only when the intake's insert left some out.
+ */
+const EXISTING_DELIVERIES = `SELECT d.id, d.event_id AS "eventId", d.organisation_id AS "organisationId", d.status, d.series, d.held_at IS NOT NULL AS held,
+         (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int AS "attemptsInSeries"
+       FROM unnest($1::uuid[], $2::text[]) AS k(event_id, organisation_id)
+       JOIN dispatcher.delivery d ON d.event_id = k.event_id AND d.organisation_id = k.organisation_id`;
+
+/**
+ * The statement of every attempt but a first (retries, trials): planned at each run, not prepared, as it
+ * joins the log (see INSERT_DELIVERIES).
+ */
+const RECORD_ATTEMPTS = `WITH input AS (
          SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[],
                               $9::text[], $10::timestamptz[], $11::text[])
            AS i(delivery_id, series, started_at, duration_ms, status_code, error_kind, error_message, excerpt, status, next_attempt_at, url)
@@ -221,8 +223,7 @@ const RECORD_ATTEMPTS: PreparedStatement = {
        )
        INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_kind, error_message, response_excerpt)
        SELECT u.id, u.attempts, i.series, i.started_at, i.duration_ms, i.status_code, i.error_kind, i.error_message, i.excerpt
-       FROM updated u JOIN input i ON i.delivery_id = u.id`,
-};
+       FROM updated u JOIN input i ON i.delivery_id = u.id`;
 
 /**
  * The statement of a first attempt (every event seen for the first time): the delivery with its
@@ -252,6 +253,9 @@ const RECORD_FIRST_ATTEMPTS: PreparedStatement = {
          LEFT JOIN inserted ins ON ins.event_id = i.event_id AND ins.organisation_id = i.organisation_id
          ORDER BY i.n`,
 };
+
+/** The statements every connection prepares: their plans are made once, on tables that may still be empty (test/prepared-plans). */
+export const DELIVERY_STATEMENTS = [INSERT_DELIVERIES, RECORD_FIRST_ATTEMPTS];
 
 /** `items` in order, split into rounds in which no key appears twice (most batches: one round). */
 function roundsOfDistinct<T>(items: T[], key: (item: T) => unknown): T[][] {
@@ -318,22 +322,17 @@ export class DeliveriesRepository {
    * rows start held (their endpoint's circuit is open).
    */
   async insertDeliveries(rows: NewDelivery[], held = false): Promise<IntakeResult[]> {
-    type Row = { id: number | null; status: DeliveryStatus | null; series: number | null; inserted: boolean; held: boolean; attemptsInSeries: number };
-    const result = await runPrepared<Row>(this.dataSource, INSERT_DELIVERIES, [
-      ...newDeliveryColumns(rows),
-      rows.map((r) => r.url),
-      rows.map((r) => r.status),
-      held,
-    ]);
-    // A row inserted by a concurrent transaction is invisible to this statement's snapshot: treat it as pending.
-    return result.map((r) => ({
-      id: r.id,
-      status: r.status ?? 'pending',
-      series: r.series ?? 0,
-      inserted: r.inserted,
-      held: r.held,
-      attemptsInSeries: r.attemptsInSeries,
-    }));
+    type Row = { id: number; eventId: string; organisationId: string; status: DeliveryStatus; series: number; held: boolean };
+    const key = (row: { eventId: string; organisationId: string }) => `${row.eventId} ${row.organisationId}`;
+    const inserted = await runPrepared<Row>(this.dataSource, INSERT_DELIVERIES, [...newDeliveryColumns(rows), rows.map((r) => r.url), rows.map((r) => r.status), held]);
+    const found = new Map<string, IntakeResult>(inserted.map((r) => [key(r), { id: r.id, status: r.status, series: r.series, inserted: true, held: r.held, attemptsInSeries: 0 }]));
+    const others = rows.filter((row) => !found.has(key(row)));
+    if (others.length > 0) {
+      const existing: Array<Row & { attemptsInSeries: number }> = await this.dataSource.query(EXISTING_DELIVERIES, [others.map((r) => r.eventId), others.map((r) => r.organisationId)]);
+      for (const r of existing) found.set(key(r), { id: r.id, status: r.status, series: r.series, inserted: false, held: r.held, attemptsInSeries: r.attemptsInSeries });
+    }
+    // A row whose inserting transaction had not committed when it was looked for: treat it as pending.
+    return rows.map((row) => found.get(key(row)) ?? { id: null, status: 'pending', series: 0, inserted: false, held: false, attemptsInSeries: 0 });
   }
 
   /**
@@ -343,7 +342,7 @@ export class DeliveriesRepository {
    */
   async recordAttempts(records: AttemptRecord[]): Promise<void> {
     for (const round of roundsOfDistinct(records, (r) => r.deliveryId)) {
-      await runPrepared(this.dataSource, RECORD_ATTEMPTS, [
+      await this.dataSource.query(RECORD_ATTEMPTS, [
         round.map((r) => r.deliveryId),
         round.map((r) => r.series),
         ...outcomeColumns(round),

@@ -1,0 +1,38 @@
+import pg from 'pg';
+
+/**
+ * The tables a prepared statement's generic plan reads whole (sequential scans), planned as a service's
+ * connection plans it at start-up: on tables still empty. PostgreSQL keeps such a plan for the
+ * connection's life once it is no dearer than the first five custom ones, and replans only when the
+ * tables are analysed again; a plan that reads a table whole because it was empty then reads it whole
+ * at every execution however large the table has grown.
+ */
+export async function tablesScannedByGenericPlan(databaseUrl: string, statement: { name: string; text: string }): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    await client.query(`PREPARE plan_probe AS ${statement.text}`);
+    const [{ parameters }] = (
+      await client.query<{ parameters: number }>(`SELECT cardinality(parameter_types) AS parameters FROM pg_prepared_statements WHERE name = 'plan_probe'`)
+    ).rows;
+    // A generic plan does not depend on the values: EXPLAIN without ANALYZE runs nothing.
+    const nulls = Array.from({ length: parameters }, () => 'NULL').join(', ');
+    const [row] = (await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON, VERBOSE) EXECUTE plan_probe${parameters ? `(${nulls})` : ''}`)).rows;
+    return [...new Set(seqScans(row['QUERY PLAN'][0].Plan))].sort();
+  } finally {
+    await client.end();
+  }
+}
+
+interface PlanNode {
+  'Node Type': string;
+  Schema?: string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function* seqScans(node: PlanNode): Generator<string> {
+  if (node['Node Type'] === 'Seq Scan') yield `${node.Schema}.${node['Relation Name']}`;
+  for (const child of node.Plans ?? []) yield* seqScans(child);
+}
