@@ -4,6 +4,12 @@ import type { DataSource, EntityManager } from 'typeorm';
 /**
  * A statement PostgreSQL parses and plans once per connection and then only executes. Worth it on
  * hot paths: planning is a large share of a short query's cost. Names must be unique per text.
+ *
+ * Only for statements that find rows by key or only insert: the plan kept is often made when the
+ * service starts, on tables still empty, and stays until the tables are analysed again; a join of a
+ * batch to a table planned then reads the whole table at every run. Such statements are planned at
+ * each run instead. Each service's prepared statements are planned on empty tables in its tests
+ * (`tablesScannedByGenericPlan`).
  */
 export interface PreparedStatement {
   name: string;
