@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { migrateAlone, type ServiceMigrations } from '@availability/service-core';
+import { createTestDatabase } from './test-database.js';
 
 /**
  * The tables a prepared statement's generic plan reads whole (sequential scans), planned as a service's
@@ -22,6 +24,25 @@ export async function tablesScannedByGenericPlan(databaseUrl: string, statement:
     return [...new Set(seqScans(row['QUERY PLAN'][0].Plan))].sort();
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * The statements whose generic plans read tables whole (by name, with those tables), planned on a
+ * fresh database with the service's migrations applied and nothing else (dropped afterwards).
+ */
+export async function statementsReadingTablesWhole(set: ServiceMigrations, statements: Array<{ name: string; text: string }>): Promise<Record<string, string[]>> {
+  const database = await createTestDatabase();
+  try {
+    await migrateAlone(database.url, set);
+    const found: Record<string, string[]> = {};
+    for (const statement of statements) {
+      const tables = await tablesScannedByGenericPlan(database.url, statement);
+      if (tables.length > 0) found[statement.name] = tables;
+    }
+    return found;
+  } finally {
+    await database.drop();
   }
 }
 
