@@ -257,6 +257,11 @@ const RECORD_FIRST_ATTEMPTS: PreparedStatement = {
 /** The statements every connection prepares: their plans are made once, on tables that may still be empty (test/prepared-plans). */
 export const DELIVERY_STATEMENTS = [INSERT_DELIVERIES, RECORD_FIRST_ATTEMPTS];
 
+/** A delivery's identity in the log (its unique key): one event for one organisation. */
+function deliveryKey(delivery: { eventId: string; organisationId: string }): string {
+  return `${delivery.eventId} ${delivery.organisationId}`;
+}
+
 /** `items` in order, split into rounds in which no key appears twice (most batches: one round). */
 function roundsOfDistinct<T>(items: T[], key: (item: T) => unknown): T[][] {
   const rounds: Array<{ keys: Set<unknown>; items: T[] }> = [];
@@ -323,16 +328,15 @@ export class DeliveriesRepository {
    */
   async insertDeliveries(rows: NewDelivery[], held = false): Promise<IntakeResult[]> {
     type Row = { id: number; eventId: string; organisationId: string; status: DeliveryStatus; series: number; held: boolean };
-    const key = (row: { eventId: string; organisationId: string }) => `${row.eventId} ${row.organisationId}`;
     const inserted = await runPrepared<Row>(this.dataSource, INSERT_DELIVERIES, [...newDeliveryColumns(rows), rows.map((r) => r.url), rows.map((r) => r.status), held]);
-    const found = new Map<string, IntakeResult>(inserted.map((r) => [key(r), { id: r.id, status: r.status, series: r.series, inserted: true, held: r.held, attemptsInSeries: 0 }]));
-    const others = rows.filter((row) => !found.has(key(row)));
+    const found = new Map<string, IntakeResult>(inserted.map((r) => [deliveryKey(r), { id: r.id, status: r.status, series: r.series, inserted: true, held: r.held, attemptsInSeries: 0 }]));
+    const others = rows.filter((row) => !found.has(deliveryKey(row)));
     if (others.length > 0) {
       const existing: Array<Row & { attemptsInSeries: number }> = await this.dataSource.query(EXISTING_DELIVERIES, [others.map((r) => r.eventId), others.map((r) => r.organisationId)]);
-      for (const r of existing) found.set(key(r), { id: r.id, status: r.status, series: r.series, inserted: false, held: r.held, attemptsInSeries: r.attemptsInSeries });
+      for (const r of existing) found.set(deliveryKey(r), { id: r.id, status: r.status, series: r.series, inserted: false, held: r.held, attemptsInSeries: r.attemptsInSeries });
     }
     // A row whose inserting transaction had not committed when it was looked for: treat it as pending.
-    return rows.map((row) => found.get(key(row)) ?? { id: null, status: 'pending', series: 0, inserted: false, held: false, attemptsInSeries: 0 });
+    return rows.map((row) => found.get(deliveryKey(row)) ?? { id: null, status: 'pending', series: 0, inserted: false, held: false, attemptsInSeries: 0 });
   }
 
   /**
@@ -361,7 +365,7 @@ export class DeliveriesRepository {
     // that comes after its delivery does, and is logged as one more attempt of it.
     const ids: Array<number | null> = records.map(() => null);
     const indexes = records.map((_, index) => index);
-    for (const round of roundsOfDistinct(indexes, (index) => `${records[index].delivery.eventId}/${records[index].delivery.organisationId}`)) {
+    for (const round of roundsOfDistinct(indexes, (index) => deliveryKey(records[index].delivery))) {
       const batch = round.map((index) => records[index]);
       const rows = await runPrepared<{ id: number | null }>(this.dataSource, RECORD_FIRST_ATTEMPTS, [
         ...newDeliveryColumns(batch.map((r) => r.delivery)),

@@ -9,7 +9,7 @@ import type { DataSource, EntityManager } from 'typeorm';
  * service starts, on tables still empty, and stays until the tables are analysed again; a join of a
  * batch to a table planned then reads the whole table at every run. Such statements are planned at
  * each run instead. Each service's prepared statements are planned on empty tables in its tests
- * (`tablesScannedByGenericPlan`).
+ * (`statementsReadingTablesWhole`).
  */
 export interface PreparedStatement {
   name: string;
