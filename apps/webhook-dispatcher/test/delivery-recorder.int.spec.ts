@@ -59,6 +59,27 @@ describe('DeliveryRecorder on PostgreSQL', () => {
     await recorder.onModuleDestroy();
   });
 
+  it('answers each delivery of a batch in the order handed over: new ones as inserted, those events had already with their state and attempts', async () => {
+    const recorder = new DeliveryRecorder(new DeliveriesRepository(dataSource), loadConfig(WebhookDispatcherConfig, {}));
+    const attempted = '8d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f60';
+    const held = '9e4f5a6b-7c8d-4e9f-8a1b-2c3d4e5f6a71';
+    const fresh = 'a05f6b7c-8d9e-4f0a-9b2c-3d4e5f6a7b82';
+    // One delivery with one failed attempt in its series, one held from the start.
+    const firstId = await recorder.firstAttempt({ ...firstAttemptRecord(attempted, 503), status: 'failed', nextAttemptAt: new Date(Date.now() + 60_000) });
+    await recorder.heldDelivery(firstAttemptRecord(held).delivery);
+    // Handed over in one turn: one statement, new and known events mixed, one of them twice.
+    const results = await Promise.all([held, fresh, attempted, held].map((eventId) => recorder.delivery(firstAttemptRecord(eventId).delivery)));
+    expect(results.map(({ inserted, status, held: isHeld, attemptsInSeries }) => ({ inserted, status, held: isHeld, attemptsInSeries }))).toEqual([
+      { inserted: false, status: 'pending', held: true, attemptsInSeries: 0 },
+      { inserted: true, status: 'pending', held: false, attemptsInSeries: 0 },
+      { inserted: false, status: 'failed', held: false, attemptsInSeries: 1 },
+      { inserted: false, status: 'pending', held: true, attemptsInSeries: 0 },
+    ]);
+    expect(results[2].id).toBe(firstId);
+    expect(results[0].id).toBe(results[3].id);
+    await recorder.onModuleDestroy();
+  });
+
   it('logs both calls of an event whose two copies each came as its first publication, when they share a statement', async () => {
     // A linger long enough that both first attempts are in one batch, as two copies arriving together are.
     const recorder = new DeliveryRecorder(new DeliveriesRepository(dataSource), loadConfig(WebhookDispatcherConfig, { WEBHOOK_RECORD_LINGER_MS: '200' }));
