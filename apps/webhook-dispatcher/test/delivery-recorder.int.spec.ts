@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createDataSource, loadConfig, migrate } from '@availability/service-core';
 import { createTestDatabase, type TestDatabase } from '@availability/testing';
@@ -102,5 +103,61 @@ describe('DeliveryRecorder on PostgreSQL', () => {
     await Promise.all([recorder.attempt({ ...attempt, statusCode: 503, status: 'failed' }), recorder.attempt({ ...attempt, statusCode: 200 })]);
     expect(await loggedAttempts(eventId)).toEqual([{ attempts: 2, logged: [503, 200] }]);
     await recorder.onModuleDestroy();
+  });
+
+  describe('two instances writing the same events at once', () => {
+    // Two dispatcher instances meet the same events when JetStream redelivers one whose ack was late, or
+    // the relay publishes again: their batches may hold them in any order.
+    let other: DataSource;
+
+    beforeAll(async () => {
+      other = createDataSource({ url: database.url, schema: DISPATCHER_SCHEMA, migrations: DISPATCHER_MIGRATIONS, poolSize: 4, applicationName: 'delivery-recorder-test-2' });
+      await other.initialize();
+    });
+
+    afterAll(async () => {
+      await other?.destroy();
+    });
+
+    const events = (count: number) => Array.from({ length: count }, () => firstAttemptRecord(randomUUID()));
+
+    it('both finish when their batches hold the events in opposite orders, and both name the one delivery of each', async () => {
+      const [mine, theirs] = [new DeliveriesRepository(dataSource), new DeliveriesRepository(other)];
+      for (let round = 0; round < 5; round++) {
+        const rows = events(200).map((record) => record.delivery);
+        const [a, b] = await Promise.all([mine.insertDeliveries(rows), theirs.insertDeliveries([...rows].reverse())]);
+        const bInOrder = [...b].reverse();
+        expect(rows.filter((_, i) => a[i].inserted === bInOrder[i].inserted)).toEqual([]);
+        expect(rows.filter((_, i) => a[i].id === null || a[i].id !== bInOrder[i].id)).toEqual([]);
+      }
+    });
+
+    it('both finish first attempts in opposite orders: each event has one delivery, and the other copy is told so', async () => {
+      const [mine, theirs] = [new DeliveriesRepository(dataSource), new DeliveriesRepository(other)];
+      for (let round = 0; round < 5; round++) {
+        const records = events(200);
+        const [a, b] = await Promise.all([mine.recordFirstAttempts(records), theirs.recordFirstAttempts([...records].reverse())]);
+        const bInOrder = [...b].reverse();
+        expect(records.filter((_, i) => (a[i] === null) === (bInOrder[i] === null))).toEqual([]);
+      }
+    });
+
+    it('both finish logging attempts of the same deliveries in opposite orders, and every attempt is logged', async () => {
+      const [mine, theirs] = [new DeliveriesRepository(dataSource), new DeliveriesRepository(other)];
+      for (let round = 0; round < 5; round++) {
+        const logged = await mine.insertDeliveries(events(200).map((record) => record.delivery));
+        const attempts = logged.map(({ id }) => {
+          const { delivery: _delivery, ...outcome } = firstAttemptRecord(randomUUID(), 503);
+          return { ...outcome, deliveryId: id as number, series: 0, status: 'failed' as const, nextAttemptAt: new Date(Date.now() + 60_000) };
+        });
+        await Promise.all([mine.recordAttempts(attempts), theirs.recordAttempts([...attempts].reverse())]);
+        const counts: Array<{ attempts: number; logged: number }> = await dataSource.query(
+          `SELECT d.attempts, (SELECT count(*) FROM ${DISPATCHER_SCHEMA}.attempt a WHERE a.delivery_id = d.id)::int AS logged
+           FROM ${DISPATCHER_SCHEMA}.delivery d WHERE d.id = ANY($1::bigint[])`,
+          [attempts.map((a) => a.deliveryId)],
+        );
+        expect(counts.filter((c) => c.attempts !== 2 || c.logged !== 2)).toEqual([]);
+      }
+    });
   });
 });

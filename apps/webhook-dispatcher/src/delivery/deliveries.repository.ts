@@ -174,6 +174,14 @@ const REDELIVERY_COLUMNS = `id, event_id AS "eventId", organisation_id AS "organ
 const HELD_COLUMNS = `${REDELIVERY_COLUMNS},
   (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int AS "attemptsInSeries"`;
 
+/*
+ * The statements that write a batch gathered from events (the intake's, first attempts', attempts')
+ * take their locks in one order: new deliveries in the order of their key (event, organisation),
+ * existing ones in the order of their id. Two instances can hold the same events in a batch each (a
+ * redelivery, a second publication), in any order; locking in the batch's order, they deadlocked, and
+ * every event of the losing batch was attempted again.
+ */
+
 /**
  * The intake's statement: prepared, as its planning would cost as much as running it. It only inserts:
  * a prepared statement keeps one plan for its connection's life, made when the log may still have
@@ -184,8 +192,8 @@ const INSERT_DELIVERIES: PreparedStatement = {
   text: `INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, held_at)
          SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, CASE WHEN $10::boolean THEN now() END
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-           WITH ORDINALITY AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, n)
-         ORDER BY n
+           AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status)
+         ORDER BY event_id, organisation_id
          ON CONFLICT (event_id, organisation_id) DO NOTHING
          RETURNING id, event_id AS "eventId", organisation_id AS "organisationId", status, series, held_at IS NOT NULL AS held`,
 };
@@ -201,12 +209,15 @@ const EXISTING_DELIVERIES = `SELECT d.id, d.event_id AS "eventId", d.organisatio
 
 /**
  * The statement of every attempt but a first (retries, trials): planned at each run, not prepared, as it
- * joins the log (see INSERT_DELIVERIES).
+ * joins the log (see INSERT_DELIVERIES). `locked` takes the deliveries' locks in id order before any is
+ * updated (the update's own order is the plan's).
  */
 const RECORD_ATTEMPTS = `WITH input AS (
          SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[],
                               $9::text[], $10::timestamptz[], $11::text[])
            AS i(delivery_id, series, started_at, duration_ms, status_code, error_kind, error_message, excerpt, status, next_attempt_at, url)
+       ), locked AS (
+         SELECT id FROM dispatcher.delivery WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE
        ), updated AS (
          UPDATE dispatcher.delivery d SET
            attempts = d.attempts + 1,
@@ -218,7 +229,7 @@ const RECORD_ATTEMPTS = `WITH input AS (
            last_error = i.error_message,
            url = COALESCE(i.url, d.url),
            updated_at = now()
-         FROM input i WHERE d.id = i.delivery_id
+         FROM input i WHERE d.id = i.delivery_id AND d.id IN (SELECT id FROM locked)
          RETURNING d.id, d.attempts
        )
        INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_kind, error_message, response_excerpt)
@@ -241,7 +252,7 @@ const RECORD_FIRST_ATTEMPTS: PreparedStatement = {
            INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status,
                                             attempts, next_attempt_at, last_status_code, last_error)
            SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, 1, next_attempt_at, status_code, error_message
-           FROM input ORDER BY n
+           FROM input ORDER BY event_id, organisation_id
            ON CONFLICT (event_id, organisation_id) DO NOTHING
            RETURNING id, event_id, organisation_id
          ), attempts AS (
