@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { createDataSource, migrate } from '@availability/service-core';
@@ -78,5 +79,21 @@ describe('push delivery claims', () => {
     );
     const again = await push.claimDevices('job-a', event, targets);
     expect(again.map((d) => d.deviceId)).toEqual([claims.flat()[0].deviceId]);
+  });
+
+  it('jobs claiming the same devices in opposite orders, as another instance may hold them, both finish and split them', async () => {
+    const second = await createDataSource({ url: database.url, schema: NOTIFICATIONS_SCHEMA, migrations: NOTIFICATIONS_MIGRATIONS, poolSize: 2, applicationName: 'push-claims-spec-2' }).initialize();
+    try {
+      const theirs = new PushRepository(second);
+      for (let round = 0; round < 5; round++) {
+        const next = { ...event, eventId: randomUUID() };
+        const claims = await Promise.all([push.claimDevices('job-a', next, targets), theirs.claimDevices('job-b', next, [...targets].reverse())]);
+        const ids = claims.flat().map((d) => d.deviceId);
+        expect(new Set(ids).size).toBe(targets.length);
+        expect(ids).toHaveLength(targets.length);
+      }
+    } finally {
+      await second.destroy();
+    }
   });
 });

@@ -33,12 +33,16 @@ export class EmailRepository {
     return rows[0];
   }
 
-  /** Remembers an answer for the next digest; false if this event was recorded before. */
-  /** Records answers, each once (a repeated event changes nothing), in one statement for the batch. */
+  /**
+   * Records answers, each once (a repeated event changes nothing), in one statement for the batch.
+   * Inserted in event id order: two instances holding the same answers (redelivered) in batches of
+   * different orders would otherwise deadlock.
+   */
   async recordAnswers(events: OfferResponseRecordedEvent[]): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO notifications.offer_answer (event_id, offer_id, worker_id, response, previous_response, responded_at)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS a(event_id)
+       ORDER BY event_id
        ON CONFLICT (event_id) DO NOTHING`,
       [
         events.map((e) => e.eventId),
