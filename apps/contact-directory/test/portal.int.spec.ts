@@ -699,6 +699,21 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       expect(published.find((m) => m.data.inviteId === bob.id)?.data.suggestedByOrganisationId).toBeNull();
     });
 
+    it('two requests inviting the same people at once, in opposite orders, both succeed and agree on one invitation each', async () => {
+      const hirer = await organisation('Busy Inviter');
+      type Invited = { invitations: Array<{ id: string; emailAddress: string; created: boolean }> };
+      for (let round = 0; round < 3; round++) {
+        const people = Array.from({ length: 100 }, (_, i) => ({ name: `Person ${round}-${i}`, emailAddress: `person.${round}.${i}@example.com` }));
+        const [a, b] = await Promise.all([
+          call<Invited>('POST', '/portal/invitations', hirer.member.token, { invitations: people }),
+          call<Invited>('POST', '/portal/invitations', hirer.admin.token, { invitations: [...people].reverse() }),
+        ]);
+        expect([a.status, b.status]).toEqual([201, 201]);
+        const bInOrder = [...b.body.invitations].reverse();
+        expect(a.body.invitations.filter((invitation, i) => invitation.id !== bInOrder[i].id || invitation.created === bInOrder[i].created)).toEqual([]);
+      }
+    });
+
     it('validates invitations', async () => {
       const hirer = await organisation('Validating Inviter');
       const post = (body: unknown) => call('POST', '/portal/invitations', hirer.member.token, body);

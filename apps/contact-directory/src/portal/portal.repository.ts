@@ -212,6 +212,7 @@ export class PortalRepository {
   /**
    * Records the invitations (one per e-mail address, ignoring case); an address with a pending
    * invitation of the organisation keeps it. Returns every address's invitation id and whether it is new.
+   * Inserted in address order: two requests inviting the same people in other orders would deadlock.
    */
   async insertInvitations(
     manager: EntityManager,
@@ -223,6 +224,7 @@ export class PortalRepository {
       `INSERT INTO directory.invitation (id, organisation_id, invited_by_user_id, name, email, suggested_by_organisation_id)
        SELECT i.id, $1, $2, i.name, i.email, i.suggested
        FROM unnest($3::uuid[], $4::varchar[], $5::varchar[], $6::uuid[]) AS i (id, name, email, suggested)
+       ORDER BY lower(i.email)
        ON CONFLICT (organisation_id, lower(email)) WHERE status = 'pending' DO NOTHING
        RETURNING id::text`,
       [
