@@ -318,6 +318,29 @@ describe('retries', () => {
     expect((await settled(bad.eventId as string, 'dead')).attemptLog.map((a) => a.statusCode)).toEqual([400, 400]);
     receiver.respond = () => ({ status: 200 });
   });
+
+  it('queues the retry again when the event comes back and its delivery waits for a retry that was never queued', async () => {
+    // An instance killed after its first attempt's outcome (a 503) was logged and before the retry
+    // reached the queue: the log says a retry is due, no job exists, and the event was not acked.
+    const org = organisation(`${receiver.url}/unqueued`);
+    const event = offerResponseEvent(org);
+    const webhookId = `${event.eventId as string}:${org}`;
+    await queryDatabase(
+      database.url,
+      `WITH d AS (
+         INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, attempts, next_attempt_at, last_status_code, last_error)
+         VALUES ($1, $2, $3, $4, 'POST', '/offer/response', $5, $6, 'failed', 1, now(), 503, 'HTTP 503') RETURNING id)
+       INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_message)
+       SELECT id, 1, 0, now(), 5, 503, 'HTTP 503' FROM d`,
+      [event.eventId, org, OFFER_RESPONSE, webhookId, JSON.stringify(event), `${receiver.url}/unqueued/offer/response`],
+    );
+    // JetStream redelivers it (not acked): not a first publication, so the intake looks for its delivery.
+    await nats.publish(OFFER_RESPONSE, event, { first: false });
+    // The recovery sweep would find it only after WEBHOOK_RECOVERY_AFTER_MS (5 minutes here).
+    const delivery = await settled(event.eventId as string, 'succeeded', 5_000);
+    expect(delivery.attemptLog.map((a) => a.statusCode)).toEqual([503, 200]);
+    expect(receiver.to('/unqueued/').map((r) => r.headers['webhook-id'])).toEqual([webhookId]);
+  });
 });
 
 describe('endpoints', () => {

@@ -34,6 +34,8 @@ export interface IntakeResult {
   held: boolean;
   /** Attempts its current series has made (0 for a new row). */
   attemptsInSeries: number;
+  /** When its next attempt is due (a `failed` delivery waiting for its retry); null for a new row. */
+  nextAttemptAt: Date | null;
 }
 
 /** One finished attempt (or a decision taken without calling: `statusCode` and `durationMs` then null/0). */
@@ -203,6 +205,7 @@ const INSERT_DELIVERIES: PreparedStatement = {
  * prepared, as it joins the log; run only when the intake's insert left some out.
  */
 const EXISTING_DELIVERIES = `SELECT d.id, d.event_id AS "eventId", d.organisation_id AS "organisationId", d.status, d.series, d.held_at IS NOT NULL AS held,
+         d.next_attempt_at AS "nextAttemptAt",
          (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int AS "attemptsInSeries"
        FROM unnest($1::uuid[], $2::text[]) AS k(event_id, organisation_id)
        JOIN dispatcher.delivery d ON d.event_id = k.event_id AND d.organisation_id = k.organisation_id`;
@@ -340,14 +343,16 @@ export class DeliveriesRepository {
   async insertDeliveries(rows: NewDelivery[], held = false): Promise<IntakeResult[]> {
     type Row = { id: number; eventId: string; organisationId: string; status: DeliveryStatus; series: number; held: boolean };
     const inserted = await runPrepared<Row>(this.dataSource, INSERT_DELIVERIES, [...newDeliveryColumns(rows), rows.map((r) => r.url), rows.map((r) => r.status), held]);
-    const found = new Map<string, IntakeResult>(inserted.map((r) => [deliveryKey(r), { id: r.id, status: r.status, series: r.series, inserted: true, held: r.held, attemptsInSeries: 0 }]));
+    const found = new Map<string, IntakeResult>(
+      inserted.map((r) => [deliveryKey(r), { id: r.id, status: r.status, series: r.series, inserted: true, held: r.held, attemptsInSeries: 0, nextAttemptAt: null }]),
+    );
     const others = rows.filter((row) => !found.has(deliveryKey(row)));
     if (others.length > 0) {
-      const existing: Array<Row & { attemptsInSeries: number }> = await this.dataSource.query(EXISTING_DELIVERIES, [others.map((r) => r.eventId), others.map((r) => r.organisationId)]);
-      for (const r of existing) found.set(deliveryKey(r), { id: r.id, status: r.status, series: r.series, inserted: false, held: r.held, attemptsInSeries: r.attemptsInSeries });
+      const existing: Array<Row & { attemptsInSeries: number; nextAttemptAt: Date | null }> = await this.dataSource.query(EXISTING_DELIVERIES, [others.map((r) => r.eventId), others.map((r) => r.organisationId)]);
+      for (const r of existing) found.set(deliveryKey(r), { id: r.id, status: r.status, series: r.series, inserted: false, held: r.held, attemptsInSeries: r.attemptsInSeries, nextAttemptAt: r.nextAttemptAt });
     }
     // A row whose inserting transaction had not committed when it was looked for: treat it as pending.
-    return rows.map((row) => found.get(deliveryKey(row)) ?? { id: null, status: 'pending', series: 0, inserted: false, held: false, attemptsInSeries: 0 });
+    return rows.map((row) => found.get(deliveryKey(row)) ?? { id: null, status: 'pending', series: 0, inserted: false, held: false, attemptsInSeries: 0, nextAttemptAt: null });
   }
 
   /**

@@ -17,7 +17,9 @@ import { TargetResolver } from './target-resolver.js';
  * An event seen for the first time (the stream's first delivery of its first publication) cannot have
  * a delivery yet: its call is made at once and the delivery written with its outcome, one statement.
  * Any other (redelivered, or published again) looks for its delivery first and makes the attempt only
- * if the delivery still waits for it, so no finished delivery makes a second webhook.
+ * if the delivery still waits for it, so no finished delivery makes a second webhook; a delivery
+ * waiting for a retry gets its retry job queued again, in case the crash that redelivered the event
+ * came before the job was queued.
  */
 @Injectable()
 export class EventIntake {
@@ -59,10 +61,18 @@ export class EventIntake {
       return;
     }
     const recorded = await this.recorder.delivery(row);
-    // Finished, held, waiting for a queued retry, or (a concurrent insert) not yet visible: nothing to do here.
-    if (recorded.id === null || recorded.status !== 'pending' || recorded.held) return;
+    // Finished, held, or (a concurrent insert) not yet visible: nothing to do here.
+    if (recorded.id === null || recorded.held || (recorded.status !== 'pending' && recorded.status !== 'failed')) return;
     const delivery = deliveryOf({ ...row, id: recorded.id, series: recorded.series });
     const attemptNo = recorded.attemptsInSeries + 1;
+    if (recorded.status === 'failed') {
+      // Waiting for its retry, which may never have been queued: the instance that logged the failed
+      // attempt died before queueing it, and so did not ack the event either. Queued again under the
+      // same job id, an existing job is left as it is; the recovery sweep would find it only much later.
+      const dueInMs = recorded.nextAttemptAt ? recorded.nextAttemptAt.getTime() - Date.now() : 0;
+      await this.retries.schedule(delivery, attemptNo, Math.max(0, dueInMs));
+      return;
+    }
     const outcome = await inAttemptSpan(delivery, attemptNo, () => this.deliverer.deliver(delivery, attemptNo));
     if (outcome.kind === 'wait') await this.retries.schedule(delivery, attemptNo, outcome.ms);
   }

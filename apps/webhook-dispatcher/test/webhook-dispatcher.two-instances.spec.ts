@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually, queryDatabase, type ServiceProcess } from '@availability/testing';
+import { WebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
+import { type DispatcherTestBed, OFFER_RESPONSE, offerResponseEvent, startDispatcherTestBed } from './harness.js';
+
+/**
+ * Two dispatcher processes on one consumer, a database and a queue, as deployed, taking a burst in
+ * which every event comes twice, both copies claiming to be its first publication (a relay that
+ * published it again), the second copies in another order than the first. So both instances write
+ * the same events' deliveries and attempts at the same moments, in batches holding them in different
+ * orders, and some calls fail and are retried from the shared queue. One instance is killed (kill -9)
+ * in the middle and started again. Every statement of both must succeed: a batch that fails (a
+ * deadlock between the two, for one) is logged as a failed event by the instance that ran it.
+ */
+const EVENTS = 1_500;
+const ENV = {
+  WEBHOOK_LOCK_DURATION_MS: '3000',
+  WEBHOOK_INTAKE_ACK_WAIT_MS: '3000',
+  WEBHOOK_BACKOFF_BASE_MS: '200',
+  WEBHOOK_BACKOFF_CAP_MS: '1000',
+};
+
+let bed: DispatcherTestBed;
+let second: ServiceProcess;
+
+beforeAll(async () => {
+  bed = await startDispatcherTestBed(ENV);
+  second = await bed.startInstance(ENV);
+}, 60_000);
+
+afterAll(async () => {
+  await second?.stop();
+  await bed?.stop();
+});
+
+/** The lines of an instance's log that say an event's handling failed and was put back. */
+const failures = (log: string) => log.split('\n').filter((line) => / failed: .*\(attempt \d+\)/.test(line));
+
+/** The same indexes in another order (Fisher–Yates, seeded: a failure can be run again as it was). */
+function shuffled(length: number, seed: number): number[] {
+  const order = Array.from({ length }, (_, i) => i);
+  let state = seed;
+  for (let i = length - 1; i > 0; i--) {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    const j = state % (i + 1);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+
+describe('two dispatcher instances taking the same events at once', () => {
+  it('write every delivery and attempt without a failed statement, through a kill -9 of one', async () => {
+    const { nats, receiver, database, dispatcher } = bed;
+    const organisations = Array.from({ length: 5 }, () => randomUUID());
+    for (const org of organisations) nats.targets.set(org, { baseUrl: `${receiver.url}/${org}`, secrets: ['two-instances-secret'] });
+    // One call in ten fails once: its retry goes through the queue both instances work from.
+    receiver.respond = (_request, index) => (index % 10 === 3 ? { status: 503 } : { status: 200, delayMs: 2 });
+
+    const events = Array.from({ length: EVENTS }, (_, i) => offerResponseEvent(organisations[i % organisations.length]));
+    const secondCopies = shuffled(EVENTS, 20261128);
+    const publishing = (async () => {
+      for (let i = 0; i < EVENTS; i++) {
+        const first = events[i];
+        const again = events[secondCopies[i]];
+        await Promise.all([
+          nats.publish(OFFER_RESPONSE, first, { msgId: `${first.eventId as string}-a` }),
+          nats.publish(OFFER_RESPONSE, again, { msgId: `${again.eventId as string}-b` }),
+        ]);
+      }
+    })();
+
+    await eventually(() => receiver.requests.length >= 800, 60_000, '800 calls before the kill');
+    await second.kill();
+    const killedLog = second.logs();
+    await publishing;
+    await second.start();
+
+    const expected = events.map((event) => `${event.eventId as string}:${event.organisationId as string}`).sort();
+    await eventually(() => new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size >= EVENTS, 120_000, 'every event called');
+    expect([...new Set(receiver.requests.map((r) => r.headers['webhook-id'] as string))].sort()).toEqual(expected);
+
+    // One delivery per event, each succeeded; every attempt it logs was a call the integrator received.
+    const logged = await eventually(async () => {
+      const [row] = await queryDatabase<{ deliveries: number; succeeded: number; attempts: number }>(
+        database.url,
+        `SELECT (SELECT count(*)::int FROM dispatcher.delivery) AS deliveries,
+                (SELECT count(*)::int FROM dispatcher.delivery WHERE status = 'succeeded') AS succeeded,
+                (SELECT count(*)::int FROM dispatcher.attempt) AS attempts`,
+      );
+      if (row.deliveries === EVENTS && row.succeeded === EVENTS) return row;
+      throw new Error(`the log holds ${JSON.stringify(row)}`);
+    }, 30_000, 'every delivery logged as succeeded').catch((error: Error) => error);
+    // A failed statement is what leaves a delivery behind: it is the first thing to report.
+    expect(failures(dispatcher.logs())).toEqual([]);
+    expect(failures(killedLog)).toEqual([]);
+    expect(failures(second.logs())).toEqual([]);
+    if (logged instanceof Error) throw logged;
+    // Calls not logged can only be those whose outcome the killed instance had not written yet.
+    const defaults = new WebhookDispatcherConfig();
+    const calls = receiver.requests.length;
+    console.log(`two instances: ${EVENTS} events twice, ${calls} calls, ${logged.attempts} attempts logged`);
+    expect(logged.attempts).toBeLessThanOrEqual(calls);
+    expect(calls - logged.attempts).toBeLessThanOrEqual(defaults.WEBHOOK_INTAKE_CONCURRENCY + defaults.WEBHOOK_CONCURRENCY);
+  }, 240_000);
+});
