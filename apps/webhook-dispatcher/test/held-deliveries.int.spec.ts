@@ -68,7 +68,20 @@ describe('held deliveries on PostgreSQL', () => {
 
   it('leaves out an endpoint once none of its deliveries is held', async () => {
     const rows = await repository.heldBatch('org-held-b', HELD_PER_ENDPOINT);
-    await repository.endHold(rows.map((row) => row.id));
+    await repository.endHold(rows);
     expect((await repository.heldOrganisations()).sort()).toEqual(['org-held-a', 'org-held-c']);
+  });
+
+  it('ends only the holds a release read: a delivery held again meanwhile stays held', async () => {
+    // A release reads the held deliveries and queues their jobs; one of those jobs can run before the
+    // hold is ended, meet a circuit still open (in its process) and hold its delivery again.
+    const [first, second] = await repository.heldBatch('org-held-c', 2);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await repository.hold([{ deliveryId: second.id, series: second.series }]);
+    await repository.endHold([first, second]);
+    const [row] = await dataSource.query(`SELECT held_at IS NOT NULL AS held FROM ${DISPATCHER_SCHEMA}.delivery WHERE id = $1`, [first.id]);
+    const [again] = await dataSource.query(`SELECT held_at IS NOT NULL AS held FROM ${DISPATCHER_SCHEMA}.delivery WHERE id = $1`, [second.id]);
+    expect(row.held).toBe(false);
+    expect(again.held).toBe(true);
   });
 });

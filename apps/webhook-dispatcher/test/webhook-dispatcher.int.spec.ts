@@ -434,6 +434,35 @@ describe('endpoints', () => {
     expect(delivered).toHaveLength(25);
   });
 
+  it('releases a held delivery while the job that held it has not finished yet', async () => {
+    // A retry job found the circuit open and held its delivery; before BullMQ has marked that job
+    // done, the endpoint answers again (another instance's trial) and what was held is released.
+    const org = organisation(`${receiver.url}/release-race`);
+    const event = offerResponseEvent(org);
+    await queryDatabase(
+      database.url,
+      `WITH d AS (
+         INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, attempts, next_attempt_at, last_status_code, last_error, held_at)
+         VALUES ($1, $2, $3, $4, 'POST', '/offer/response', $5, $6, 'failed', 1, now(), 503, 'HTTP 503', now()) RETURNING id)
+       INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_message)
+       SELECT id, 1, 0, now(), 5, 503, 'HTTP 503' FROM d`,
+      [event.eventId, org, OFFER_RESPONSE, `${event.eventId as string}:${org}`, JSON.stringify(event), `${receiver.url}/release-race/offer/response`],
+    );
+    const queue = new Queue(QueueName.WebhookDelivery, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: events.env.QUEUE_PREFIX });
+    // The holding job, still in Redis under the id of the attempt it was to make (kept far off here).
+    const holding = jobIdFor(event.eventId as string, org, 0, 2);
+    await queue.add('deliver', { stand_in: true }, { jobId: holding, delay: 600_000 });
+    try {
+      nats.targetChanged(org);
+      const delivery = await settled(event.eventId as string, 'succeeded', 5_000);
+      expect(delivery.attemptLog.map((a) => a.statusCode)).toEqual([503, 200]);
+      expect(delivery.heldSince).toBeNull();
+    } finally {
+      await queue.remove(holding);
+      await queue.close();
+    }
+  });
+
   it('dead-letters the deliveries held for an endpoint that its trial call finds gone (410)', async () => {
     const org = organisation(`${receiver.url}/leaving`);
     receiver.respond = (request) => (request.url.startsWith('/leaving') ? { status: 503 } : { status: 200 });

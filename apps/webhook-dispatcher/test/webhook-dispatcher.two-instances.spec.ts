@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually, queryDatabase, type ServiceProcess } from '@availability/testing';
 import { WebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
@@ -12,6 +13,8 @@ import { type DispatcherTestBed, OFFER_RESPONSE, offerResponseEvent, startDispat
  * orders, and some calls fail and are retried from the shared queue. One instance is killed (kill -9)
  * in the middle and started again. Every statement of both must succeed: a batch that fails (a
  * deadlock between the two, for one) is logged as a failed event by the instance that ran it.
+ * Then an endpoint goes down for a while under a steady rate: both instances hold its deliveries
+ * and release them when it answers again.
  */
 const EVENTS = 1_500;
 const ENV = {
@@ -19,6 +22,8 @@ const ENV = {
   WEBHOOK_INTAKE_ACK_WAIT_MS: '3000',
   WEBHOOK_BACKOFF_BASE_MS: '200',
   WEBHOOK_BACKOFF_CAP_MS: '1000',
+  WEBHOOK_BREAKER_THRESHOLD: '5',
+  WEBHOOK_BREAKER_COOLDOWN_MS: '1000',
 };
 
 let bed: DispatcherTestBed;
@@ -103,4 +108,51 @@ describe('two dispatcher instances taking the same events at once', () => {
     expect(logged.attempts).toBeLessThanOrEqual(calls);
     expect(calls - logged.attempts).toBeLessThanOrEqual(defaults.WEBHOOK_INTAKE_CONCURRENCY + defaults.WEBHOOK_CONCURRENCY);
   }, 240_000);
+});
+
+describe('two dispatcher instances and an endpoint that is down for a while', () => {
+  it('hold its deliveries in both, call it little meanwhile, and deliver every one once it answers', async () => {
+    const { nats, receiver, database, dispatcher } = bed;
+    const down = randomUUID();
+    nats.targets.set(down, { baseUrl: `${receiver.url}/${down}`, secrets: ['two-instances-secret'] });
+    const DOWN_MS = 3_000;
+    const RATE = 100;
+    const events = Array.from({ length: 500 }, () => offerResponseEvent(down));
+    const start = Date.now();
+    const upAt = start + DOWN_MS;
+    receiver.respond = (request) => (request.url.startsWith(`/${down}/`) && Date.now() < upAt ? { status: 503 } : { status: 200 });
+    const logsBefore = { first: failures(dispatcher.logs()).length, second: failures(second.logs()).length };
+
+    for (let i = 0; i < events.length; i++) {
+      const due = start + (i * 1000) / RATE - Date.now();
+      if (due > 0) await sleep(due);
+      await nats.publish(OFFER_RESPONSE, events[i]);
+    }
+
+    const webhookIds = events.map((event) => `${event.eventId as string}:${down}`);
+    const ours = () => receiver.requests.filter((r) => r.url.startsWith(`/${down}/`));
+    const answered = () => new Set(ours().filter((r) => r.at >= upAt).map((r) => r.headers['webhook-id'] as string));
+    await eventually(() => webhookIds.every((id) => answered().has(id)), 60_000, 'every event called after the endpoint came back');
+    await eventually(async () => {
+      const [row] = await queryDatabase<{ succeeded: number; other: number }>(
+        database.url,
+        `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status <> 'succeeded')::int AS other
+         FROM dispatcher.delivery WHERE organisation_id = $1`,
+        [down],
+      );
+      if (row.succeeded === events.length && row.other === 0) return true;
+      throw new Error(`the log holds ${JSON.stringify(row)}`);
+    }, 30_000, 'every delivery to the endpoint logged as succeeded');
+
+    // While it was down (about 300 events), each instance called it until its breaker opened, then
+    // only its trial calls went out: the endpoint was not called once per event.
+    const whileDown = ours().filter((r) => r.at < upAt).length;
+    console.log(`endpoint down for ${DOWN_MS} ms at ${RATE}/s: ${whileDown} calls meanwhile, ${ours().length} in all`);
+    expect(whileDown).toBeLessThan(100);
+    // Each event called once after the endpoint came back (none twice), as nothing crashed here.
+    const afterUp = ours().filter((r) => r.at >= upAt).map((r) => r.headers['webhook-id'] as string);
+    expect(afterUp.length).toBe(new Set(afterUp).size);
+    expect(failures(dispatcher.logs()).length).toBe(logsBefore.first);
+    expect(failures(second.logs()).length).toBe(logsBefore.second);
+  }, 120_000);
 });

@@ -173,6 +173,16 @@ const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.organisation_id AS "o
 const REDELIVERY_COLUMNS = `id, event_id AS "eventId", organisation_id AS "organisationId", event_subject AS "eventSubject",
   webhook_id AS "webhookId", method, path, body, series, test`;
 
+/**
+ * When a delivery's hold began, in microseconds since 1970 as text (exact, where a Date keeps
+ * milliseconds): it names the hold, in the released job's id and in the end of the hold.
+ */
+const HELD_SINCE = `(extract(epoch FROM d.held_at) * 1000000)::bigint::text`;
+
+export interface HeldSince {
+  heldSince: string;
+}
+
 const HELD_COLUMNS = `${REDELIVERY_COLUMNS},
   (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int AS "attemptsInSeries"`;
 
@@ -550,19 +560,27 @@ export class DeliveriesRepository {
     return rows[0];
   }
 
-  /** Up to `limit` held deliveries of an endpoint, oldest first. */
-  async heldBatch(organisationId: string, limit: number): Promise<HeldRow[]> {
+  /** Up to `limit` held deliveries of an endpoint, oldest first, each with its hold (HeldSince). */
+  async heldBatch(organisationId: string, limit: number): Promise<Array<HeldRow & HeldSince>> {
     return this.dataSource.query(
-      `SELECT ${HELD_COLUMNS} FROM dispatcher.delivery d
+      `SELECT ${HELD_COLUMNS}, ${HELD_SINCE} AS "heldSince" FROM dispatcher.delivery d
        WHERE d.organisation_id = $1 AND d.held_at IS NOT NULL
        ORDER BY d.id LIMIT $2`,
       [organisationId, limit],
     );
   }
 
-  /** Ends the hold of deliveries whose next attempts are queued. */
-  async endHold(ids: number[]): Promise<void> {
-    await this.dataSource.query(`UPDATE dispatcher.delivery SET held_at = NULL, updated_at = now() WHERE id = ANY($1::bigint[]) AND held_at IS NOT NULL`, [ids]);
+  /**
+   * Ends the holds read by `heldBatch`, whose next attempts are now queued. A delivery held again since
+   * (its queued job met a circuit still open) keeps that newer hold.
+   */
+  async endHold(holds: Array<{ id: number } & HeldSince>): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE dispatcher.delivery d SET held_at = NULL, updated_at = now()
+       FROM unnest($1::bigint[], $2::text[]) AS h(id, held_since)
+       WHERE d.id = h.id AND ${HELD_SINCE} = h.held_since`,
+      [holds.map((hold) => hold.id), holds.map((hold) => hold.heldSince)],
+    );
   }
 
   /**

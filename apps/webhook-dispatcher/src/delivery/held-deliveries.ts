@@ -78,15 +78,20 @@ export class HeldDeliveries implements OnModuleDestroy {
   /**
    * The endpoint answered: every held delivery goes back to the queue. Each batch's jobs are queued
    * before its hold ends, so a crash in between leaves them held (the next release queues them again,
-   * under the same job ids); concurrent releases queue the same jobs, which Redis keeps once.
+   * under the same job ids); concurrent releases queue the same jobs, which Redis keeps once. Two
+   * races would leave a delivery neither held nor queued, and are closed:
+   * - the job that held the delivery may still be finishing: a released job is named by its hold
+   *   (jobIdFor), so it is not dropped as a repeat of that job;
+   * - a released job may run before the hold ends, meet a circuit still open (in its process) and hold
+   *   its delivery again: only the holds read here are ended (`endHold`), so the newer one stays.
    */
   async release(organisationId: string): Promise<number> {
     let released = 0;
     for (;;) {
       const rows = await this.repository.heldBatch(organisationId, RELEASE_BATCH);
       if (rows.length === 0) break;
-      await this.retries.scheduleAll(rows.map((row) => ({ delivery: deliveryOf(row), attemptNo: row.attemptsInSeries + 1 })));
-      await this.repository.endHold(rows.map((row) => row.id));
+      await this.retries.scheduleAll(rows.map((row) => ({ delivery: deliveryOf(row), attemptNo: row.attemptsInSeries + 1, heldSince: row.heldSince })));
+      await this.repository.endHold(rows);
       released += rows.length;
       if (rows.length < RELEASE_BATCH) break;
     }

@@ -12,6 +12,8 @@ import type { Delivery } from './delivery.js';
 export interface AttemptJob extends Delivery, CarriedTrace {
   /** Which attempt of the series this job makes, from 1. */
   attemptNo: number;
+  /** Set on an attempt released from a hold: the hold (HeldSince), part of the job's id. */
+  heldSince?: string;
 }
 
 /** The job that tries an endpoint with held deliveries again (one per endpoint: its id is the endpoint's). */
@@ -41,17 +43,19 @@ export class RetryQueue implements OnModuleDestroy {
     await this.batcher.drain();
   }
 
-  /** Attempt `attemptNo` of `delivery`, due in `delayMs`; resolves once it is in Redis. */
-  schedule(delivery: Delivery, attemptNo: number, delayMs: number): Promise<void> {
+  /** Attempt `attemptNo` of `delivery`, due in `delayMs`; resolves once it is in Redis. `heldSince`: see AttemptJob. */
+  schedule(delivery: Delivery, attemptNo: number, delayMs: number, heldSince?: string): Promise<void> {
     // Taken here: a batch is written in the context of its first item, and a delivery handed on from
     // an earlier job still carries that job's trace.
     const { traceparent, requestId } = currentTrace();
-    return this.batcher.add({ job: { ...delivery, attemptNo, traceparent, requestId }, delayMs });
+    const job: AttemptJob = { ...delivery, attemptNo, traceparent, requestId };
+    if (heldSince !== undefined) job.heldSince = heldSince;
+    return this.batcher.add({ job, delayMs });
   }
 
   /** Many attempts at once (a release, a redelivery, the recovery sweep). */
-  async scheduleAll(attempts: Array<{ delivery: Delivery; attemptNo: number; delayMs?: number }>): Promise<void> {
-    await Promise.all(attempts.map(({ delivery, attemptNo, delayMs }) => this.schedule(delivery, attemptNo, delayMs ?? 0)));
+  async scheduleAll(attempts: Array<{ delivery: Delivery; attemptNo: number; delayMs?: number; heldSince?: string }>): Promise<void> {
+    await Promise.all(attempts.map(({ delivery, attemptNo, delayMs, heldSince }) => this.schedule(delivery, attemptNo, delayMs ?? 0, heldSince)));
   }
 
   /**
@@ -81,7 +85,7 @@ export class RetryQueue implements OnModuleDestroy {
 
 function attemptJobOptions(job: AttemptJob, delayMs: number): JobsOptions & { jobId: string } {
   return {
-    jobId: jobIdFor(job.eventId, job.organisationId, job.series, job.attemptNo),
+    jobId: jobIdFor(job.eventId, job.organisationId, job.series, job.attemptNo, job.heldSince),
     ...(delayMs > 0 ? { delay: Math.round(delayMs) } : {}),
     ...OWN_ERROR_RETRIES,
     // A finished job leaves Redis at once: the delivery log in PostgreSQL is the record. A job that

@@ -208,6 +208,8 @@ describe('webhook calls', () => {
     expect(jobIdFor(EVENT_ID, 'org-1', 0, 1)).toBe(`wh_${EVENT_ID}_org-1_a1`);
     expect(jobIdFor(EVENT_ID, 'org-1', 2, 3)).toBe(`wh_${EVENT_ID}_org-1_r2_a3`);
     expect(jobIdFor(EVENT_ID, 'org-1', 0, 1)).not.toContain(':');
+    // A release names the attempt by its hold: another id than the attempt's own, the same for one hold.
+    expect(jobIdFor(EVENT_ID, 'org-1', 0, 2, '1795877405051234')).toBe(`wh_${EVENT_ID}_org-1_a2_h1795877405051234`);
   });
 
   it('joins base URLs with or without a trailing slash, keeping their path and query', () => {

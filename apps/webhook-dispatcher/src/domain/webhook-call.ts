@@ -84,10 +84,14 @@ export function webhookIdFor(eventId: string, organisationId: string): string {
  * BullMQ job id of one attempt of a delivery: deterministic, so a repeated event, a crash or the
  * recovery sweep never queues the same attempt twice. (BullMQ refuses custom ids with one `:`, hence
  * `_`.) Each operator redelivery starts a new series; `attemptNo` counts from 1 within the series.
+ * An attempt released from a hold is named by the hold (`heldSince`): the job that held it may not
+ * have finished when the release comes, and under its own id the released job would be dropped as a
+ * repeat of it.
  */
-export function jobIdFor(eventId: string, organisationId: string, series: number, attemptNo: number): string {
+export function jobIdFor(eventId: string, organisationId: string, series: number, attemptNo: number, heldSince?: string): string {
   const base = `wh_${eventId}_${organisationId}`;
-  return `${series === 0 ? base : `${base}_r${series}`}_a${attemptNo}`;
+  const attempt = `${series === 0 ? base : `${base}_r${series}`}_a${attemptNo}`;
+  return heldSince === undefined ? attempt : `${attempt}_h${heldSince}`;
 }
 
 /**
