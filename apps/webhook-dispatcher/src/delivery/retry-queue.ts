@@ -45,12 +45,11 @@ export class RetryQueue implements OnModuleDestroy {
 
   /** Attempt `attemptNo` of `delivery`, due in `delayMs`; resolves once it is in Redis. `heldSince`: see AttemptJob. */
   schedule(delivery: Delivery, attemptNo: number, delayMs: number, heldSince?: string): Promise<void> {
-    // Taken here: a batch is written in the context of its first item, and a delivery handed on from
-    // an earlier job still carries that job's trace.
+    // Trace and hold are set here: a batch is written in the context of its first item, and a delivery
+    // handed on from an earlier job still carries that job's trace and, if it was released, its hold,
+    // which must name the released attempt's job only.
     const { traceparent, requestId } = currentTrace();
-    const job: AttemptJob = { ...delivery, attemptNo, traceparent, requestId };
-    if (heldSince !== undefined) job.heldSince = heldSince;
-    return this.batcher.add({ job, delayMs });
+    return this.batcher.add({ job: { ...delivery, attemptNo, traceparent, requestId, heldSince }, delayMs });
   }
 
   /** Many attempts at once (a release, a redelivery, the recovery sweep). */
