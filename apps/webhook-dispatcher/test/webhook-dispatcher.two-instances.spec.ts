@@ -149,9 +149,12 @@ describe('two dispatcher instances and an endpoint that is down for a while', ()
     const whileDown = ours().filter((r) => r.at < upAt).length;
     console.log(`endpoint down for ${DOWN_MS} ms at ${RATE}/s: ${whileDown} calls meanwhile, ${ours().length} in all`);
     expect(whileDown).toBeLessThan(100);
-    // Each event called once after the endpoint came back (none twice), as nothing crashed here.
+    // Once the endpoint is back, each event is called once, but for a held delivery whose trial call
+    // was in flight when a process's own half-open call succeeded and released what was held: attempts
+    // read nothing before they call, so that delivery is called again (same webhook-id). A release per
+    // process: at most two.
     const afterUp = ours().filter((r) => r.at >= upAt).map((r) => r.headers['webhook-id'] as string);
-    expect(afterUp.length).toBe(new Set(afterUp).size);
+    expect(afterUp.length - new Set(afterUp).size).toBeLessThanOrEqual(2);
     expect(failures(dispatcher.logs()).length).toBe(logsBefore.first);
     expect(failures(second.logs()).length).toBe(logsBefore.second);
   }, 120_000);
