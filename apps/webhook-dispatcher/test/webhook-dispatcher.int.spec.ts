@@ -47,6 +47,29 @@ function organisation(baseUrl: string | null, secrets = [SECRET]): string {
   return id;
 }
 
+/**
+ * Writes into the log what a first attempt answered 503 leaves: the delivery `failed`, its retry due
+ * now, held or not; nothing in Redis. Returns the delivery's webhook id.
+ */
+async function logFailedFirstAttempt(event: Record<string, unknown>, org: string, url: string, { held }: { held: boolean }): Promise<string> {
+  const webhookId = `${event.eventId as string}:${org}`;
+  await queryDatabase(
+    database.url,
+    `WITH d AS (
+       INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, attempts, next_attempt_at, last_status_code, last_error, held_at)
+       VALUES ($1, $2, $3, $4, 'POST', '/offer/response', $5, $6, 'failed', 1, now(), 503, 'HTTP 503', CASE WHEN $7::boolean THEN now() END) RETURNING id)
+     INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_message)
+     SELECT id, 1, 0, now(), 5, 503, 'HTTP 503' FROM d`,
+    [event.eventId, org, OFFER_RESPONSE, webhookId, JSON.stringify(event), url, held],
+  );
+  return webhookId;
+}
+
+/** The dispatcher's BullMQ queue, as the test's own client (close it after use). */
+function deliveryQueue(): Queue {
+  return new Queue(QueueName.WebhookDelivery, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: events.env.QUEUE_PREFIX });
+}
+
 const DISPATCHER_ENV = {
   WEBHOOK_TIMEOUT_MS: '600',
   WEBHOOK_MAX_ATTEMPTS: '4',
@@ -324,16 +347,7 @@ describe('retries', () => {
     // reached the queue: the log says a retry is due, no job exists, and the event was not acked.
     const org = organisation(`${receiver.url}/unqueued`);
     const event = offerResponseEvent(org);
-    const webhookId = `${event.eventId as string}:${org}`;
-    await queryDatabase(
-      database.url,
-      `WITH d AS (
-         INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, attempts, next_attempt_at, last_status_code, last_error)
-         VALUES ($1, $2, $3, $4, 'POST', '/offer/response', $5, $6, 'failed', 1, now(), 503, 'HTTP 503') RETURNING id)
-       INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_message)
-       SELECT id, 1, 0, now(), 5, 503, 'HTTP 503' FROM d`,
-      [event.eventId, org, OFFER_RESPONSE, webhookId, JSON.stringify(event), `${receiver.url}/unqueued/offer/response`],
-    );
+    const webhookId = await logFailedFirstAttempt(event, org, `${receiver.url}/unqueued/offer/response`, { held: false });
     // JetStream redelivers it (not acked): not a first publication, so the intake looks for its delivery.
     await nats.publish(OFFER_RESPONSE, event, { first: false });
     // The recovery sweep would find it only after WEBHOOK_RECOVERY_AFTER_MS (5 minutes here).
@@ -403,7 +417,7 @@ describe('endpoints', () => {
     const later = Array.from({ length: 20 }, () => offerResponseEvent(down));
     for (const event of later) await nats.publish(OFFER_RESPONSE, event);
 
-    const queue = new Queue(QueueName.WebhookDelivery, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: events.env.QUEUE_PREFIX });
+    const queue = deliveryQueue();
     try {
       const held = await eventually(async () => {
         const delivery = await admin.delivery(later[19].eventId as string);
@@ -439,16 +453,8 @@ describe('endpoints', () => {
     // done, the endpoint answers again (another instance's trial) and what was held is released.
     const org = organisation(`${receiver.url}/release-race`);
     const event = offerResponseEvent(org);
-    await queryDatabase(
-      database.url,
-      `WITH d AS (
-         INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, attempts, next_attempt_at, last_status_code, last_error, held_at)
-         VALUES ($1, $2, $3, $4, 'POST', '/offer/response', $5, $6, 'failed', 1, now(), 503, 'HTTP 503', now()) RETURNING id)
-       INSERT INTO dispatcher.attempt (delivery_id, attempt_no, series, started_at, duration_ms, status_code, error_message)
-       SELECT id, 1, 0, now(), 5, 503, 'HTTP 503' FROM d`,
-      [event.eventId, org, OFFER_RESPONSE, `${event.eventId as string}:${org}`, JSON.stringify(event), `${receiver.url}/release-race/offer/response`],
-    );
-    const queue = new Queue(QueueName.WebhookDelivery, { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: events.env.QUEUE_PREFIX });
+    await logFailedFirstAttempt(event, org, `${receiver.url}/release-race/offer/response`, { held: true });
+    const queue = deliveryQueue();
     // The holding job, still in Redis under the id of the attempt it was to make (kept far off here).
     const holding = jobIdFor(event.eventId as string, org, 0, 2);
     await queue.add('deliver', { stand_in: true }, { jobId: holding, delay: 600_000 });
