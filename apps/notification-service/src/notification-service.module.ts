@@ -18,6 +18,7 @@ import { NOTIFICATIONS_MIGRATIONS } from './migrations/index.js';
 import { FcmPushTransport } from './push/fcm.transport.js';
 import { PushRepository } from './push/push.repository.js';
 import { PushService } from './push/push.service.js';
+import { PushRecoverySweep } from './push/push-recovery-sweep.js';
 import { PUSH_TRANSPORT, type PushTransport, WEB_PUSH_TRANSPORT } from './push/push-transport.js';
 import { RecordingPushTransport } from './push/recording.transport.js';
 import { WorkerNotificationsController } from './push/worker-notifications.controller.js';
@@ -65,6 +66,7 @@ export class NotificationServiceModule {
       Mailer,
       EmailService,
       DigestSweep,
+      PushRecoverySweep,
     ];
     if (devEndpoints) {
       controllers.push(DevPushController);

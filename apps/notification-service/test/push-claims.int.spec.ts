@@ -15,6 +15,8 @@ let dataSource: DataSource;
 let push: PushRepository;
 let targets: PushTarget[];
 const event = { eventId: '5b0c3a59-7d5e-4c1a-9f3e-2a1b0c9d8e7f', offerId: '0e4f1c2d-3b4a-4c5d-8e6f-7a8b9c0d1e2f' };
+/** No claim is old enough to be taken as abandoned. */
+const NONE_ABANDONED = new Date(0);
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -51,7 +53,7 @@ afterAll(async () => {
 
 describe('push delivery claims', () => {
   it('concurrent jobs with overlapping devices split them, never share one', async () => {
-    const claims = await Promise.all(['job-a', 'job-b', 'job-c'].map((jobId) => push.claimDevices(jobId, event, targets)));
+    const claims = await Promise.all(['job-a', 'job-b', 'job-c'].map((jobId) => push.claimDevices(jobId, event, targets, NONE_ABANDONED)));
     const ids = claims.flat().map((d) => d.deviceId);
     expect(ids).toHaveLength(50);
     expect(new Set(ids).size).toBe(50);
@@ -61,8 +63,8 @@ describe('push delivery claims', () => {
 
     // A new attempt of the same job takes back what it held (it died mid-send); other jobs get nothing.
     const [a] = claims;
-    expect((await push.claimDevices('job-a', event, targets)).map((d) => d.deviceId).sort()).toEqual(a.map((d) => d.deviceId).sort());
-    expect(await push.claimDevices('job-z', event, targets)).toEqual([]);
+    expect((await push.claimDevices('job-a', event, targets, NONE_ABANDONED)).map((d) => d.deviceId).sort()).toEqual(a.map((d) => d.deviceId).sort());
+    expect(await push.claimDevices('job-z', event, targets, NONE_ABANDONED)).toEqual([]);
 
     // Sent is final for everyone; retrying is free to claim again.
     await push.recordDeliveries(
@@ -77,7 +79,7 @@ describe('push delivery claims', () => {
         messageId: null,
       })),
     );
-    const again = await push.claimDevices('job-a', event, targets);
+    const again = await push.claimDevices('job-a', event, targets, NONE_ABANDONED);
     expect(again.map((d) => d.deviceId)).toEqual([claims.flat()[0].deviceId]);
   });
 
@@ -87,7 +89,7 @@ describe('push delivery claims', () => {
       const theirs = new PushRepository(second);
       for (let round = 0; round < 5; round++) {
         const next = { ...event, eventId: randomUUID() };
-        const claims = await Promise.all([push.claimDevices('job-a', next, targets), theirs.claimDevices('job-b', next, [...targets].reverse())]);
+        const claims = await Promise.all([push.claimDevices('job-a', next, targets, NONE_ABANDONED), theirs.claimDevices('job-b', next, [...targets].reverse(), NONE_ABANDONED)]);
         const ids = claims.flat().map((d) => d.deviceId);
         expect(new Set(ids).size).toBe(targets.length);
         expect(ids).toHaveLength(targets.length);
@@ -95,5 +97,16 @@ describe('push delivery claims', () => {
     } finally {
       await second.destroy();
     }
+  });
+
+  it('takes over a claim another job left sending only once it is older than abandonedBefore', async () => {
+    const next = { ...event, eventId: randomUUID() };
+    const lost = await push.claimDevices('lost-job', next, targets.slice(0, 3), NONE_ABANDONED);
+    expect(lost).toHaveLength(3);
+    expect(await push.claimDevices('recovery-job', next, targets.slice(0, 3), new Date(Date.now() - 60_000))).toEqual([]);
+    const taken = await push.claimDevices('recovery-job', next, targets.slice(0, 3), new Date(Date.now() + 60_000));
+    expect(taken.map((d) => d.deviceId).sort()).toEqual(lost.map((d) => d.deviceId).sort());
+    // Taken over, the claim is the recovery job's: the lost job, run again, gets nothing.
+    expect(await push.claimDevices('lost-job', next, targets.slice(0, 3), NONE_ABANDONED)).toEqual([]);
   });
 });

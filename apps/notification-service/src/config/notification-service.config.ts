@@ -89,6 +89,21 @@ export class NotificationServiceConfig extends BusServiceConfig {
   @Min(10)
   PUSH_BACKOFF_MS = 1_000;
 
+  /**
+   * A push that made no progress for this long (beyond the back-off its job waits for) is queued again
+   * from the database by the push recovery sweep: its job was lost with Redis's data, or its process
+   * died mid-send and nothing ran the job again. Also how old a `sending` claim must be before another
+   * job may take it over. Far longer than a send (at most 500 messages) can take.
+   */
+  @IsInt()
+  @Min(1_000)
+  PUSH_RECOVERY_AFTER_MS = 5 * 60_000;
+
+  /** How often each instance's push recovery sweep looks for such pushes. */
+  @IsInt()
+  @Min(100)
+  PUSH_RECOVERY_INTERVAL_MS = 60_000;
+
   /** E-mail jobs sent at once by this instance. */
   @IsInt()
   @Min(1)

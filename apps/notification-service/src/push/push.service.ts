@@ -6,7 +6,7 @@ import { NotificationServiceConfig } from '../config/notification-service.config
 import { DevicesRepository } from '../devices/devices.repository.js';
 import { WebPushSubscriptionsRepository } from '../web-push/web-push-subscriptions.repository.js';
 import { retryDelay } from './fcm-errors.js';
-import { planPushJobs, type PushJobData, recipientKinds } from './fan-out.js';
+import { type PlannedPushJob, planPushJobs, type PushJobData, recipientKinds } from './fan-out.js';
 import { type NotificationContent, notificationContent, type OfferRef } from './notification-content.js';
 import { type DeliveryRecord, PushRepository } from './push.repository.js';
 import { channelOf, type PushChannel, pushOutcome } from './push-outcome.js';
@@ -85,9 +85,16 @@ export class PushService implements OnApplicationBootstrap {
     const [fcmDevices, browsers] = await Promise.all([this.devices.forWorkers(workerIds), this.subscriptions.forWorkers(workerIds)]);
     const devices = [...fcmDevices, ...browsers];
     const plan = planPushJobs(event, kinds, devices);
+    await this.queue(plan);
+    this.logger.log(`event ${event.eventId}: ${kinds.size} workers, ${devices.length} devices, ${plan.length} push jobs`);
+    return plan.length;
+  }
+
+  /** Queues push jobs; a job id BullMQ still keeps (queued, running, or done within a day) is not queued again. */
+  async queue(jobs: readonly PlannedPushJob[]): Promise<void> {
     await this.jobs.addBulk(
       QueueName.PushNotification,
-      plan.map(({ jobId, data }) => ({
+      jobs.map(({ jobId, data }) => ({
         name: 'push',
         data,
         opts: {
@@ -99,13 +106,12 @@ export class PushService implements OnApplicationBootstrap {
         },
       })),
     );
-    this.logger.log(`event ${event.eventId}: ${kinds.size} workers, ${devices.length} devices, ${plan.length} push jobs`);
-    return plan.length;
   }
 
   async runJob(job: Job<PushJobData>): Promise<void> {
     const data = job.data;
-    const pending = await this.repository.claimDevices(job.id ?? `${data.eventId}.${data.batchIndex}`, data, data.targets);
+    const abandonedBefore = new Date(Date.now() - this.config.PUSH_RECOVERY_AFTER_MS);
+    const pending = await this.repository.claimDevices(job.id ?? `${data.eventId}.${data.batchIndex}`, data, data.targets, abandonedBefore);
     if (pending.length === 0) return;
     const kindByDevice = new Map(data.targets.map((t) => [t.d, t.k]));
     const contents = new Map<PushKind, NotificationContent>();
