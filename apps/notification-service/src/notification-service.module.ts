@@ -9,6 +9,7 @@ import { DevPushController } from './dev/dev-push.controller.js';
 import { DevicesRepository, NOTIFICATIONS_SCHEMA } from './devices/devices.repository.js';
 import { WorkerDevicesController } from './devices/worker-devices.controller.js';
 import { DigestSweep } from './email/digest-sweep.js';
+import { EmailRecoverySweep } from './email/email-recovery-sweep.js';
 import { EmailRepository } from './email/email.repository.js';
 import { answersReadEveryMs, EmailService } from './email/email.service.js';
 import { Mailer } from './email/mailer.js';
@@ -66,6 +67,7 @@ export class NotificationServiceModule {
       Mailer,
       EmailService,
       DigestSweep,
+      EmailRecoverySweep,
       PushRecoverySweep,
     ];
     if (devEndpoints) {

@@ -21,6 +21,7 @@ import {
   type TestPlatform,
   type TestRedisServer,
 } from '@availability/testing';
+import { inviteEmail } from '../src/email/email-content.js';
 import { envelope, EventPublisher, sleep } from './helpers.js';
 
 /**
@@ -48,6 +49,9 @@ beforeAll(async () => {
     MAIL_FROM: 'Availability <no-reply@availability.test>',
     EMAIL_DIGEST_WINDOW_MS: String(WINDOW_MS),
     EMAIL_BACKOFF_MS: '100',
+    EMAIL_ATTEMPTS: '3',
+    JOB_RECOVERY_AFTER_MS: '1500',
+    JOB_RECOVERY_INTERVAL_MS: '250',
     PUSH_TRANSPORT: 'recording',
   });
   events = await EventPublisher.connect(platform.events);
@@ -109,6 +113,29 @@ describe('invitation e-mail', () => {
     expect(mails[0].subject).toBe('Harriet Hirer invited you to work with Acme Staffing');
     expect(mails[0].text).toContain('Hello Ann Example,');
     expect(mails[0].text).toContain(`invite=${event.inviteId}`);
+    expect(await pendingEmail(event.eventId)).toBeUndefined();
+  });
+
+  it('sends an invitation whose job Redis lost, and keeps nothing pending once it is sent', async () => {
+    const address = `lost.${randomBytes(3).toString('hex')}@example.test`;
+    const event: InviteCreatedEvent = {
+      ...envelope(organisationId),
+      inviteId: randomUUID(),
+      invitedByUserId: randomUUID(),
+      invitedByName: 'Harriet Hirer',
+      organisationName: 'Acme Staffing',
+      name: 'Lost Example',
+      emailAddress: address,
+      suggestedByOrganisationId: null,
+    };
+    // What a queued invitation leaves in the database when Redis loses its job: kept, made no progress for an hour.
+    const job = { kind: 'send', id: event.eventId, message: inviteEmail(event, 'https://availability.example/join') };
+    await queryDatabase(platform.database.url, `INSERT INTO notifications.pending_email (job_id, job, progress_at) VALUES ($1, $2, now() - interval '1 hour')`, [event.eventId, JSON.stringify(job)]);
+    await eventually(() => smtp.to(address).length > 0, 10_000, 'the invitation');
+    await eventually(async () => (await pendingEmail(event.eventId)) === undefined, 5_000, 'the invitation no longer pending');
+    expect(smtp.to(address)[0].text).toContain('Hello Lost Example,');
+    await sleep(1_000);
+    expect(smtp.to(address)).toHaveLength(1);
   });
 });
 
@@ -209,6 +236,23 @@ describe("offer notify address", () => {
     expect(smtp.to(notify)[0].text).toContain('worker-r: applied');
   });
 
+  it('the withdrawal e-mail goes out, once, even when Redis loses its job while it waits to run', async () => {
+    const notify = `lost-close.${randomBytes(3).toString('hex')}@acme.test`;
+    const offer = offerCreated(notify, ['worker-1'], 'Closed while Redis went away');
+    await events.publish('offers.created', offer);
+    await sleep(300);
+    const withdrawn: OfferWithdrawnEvent = { ...envelope(organisationId), offerId: offer.offerId, title: offer.title, workerIds: offer.workerIds };
+    await events.publish('offers.withdrawn', withdrawn);
+    // The closing e-mail's job waits a second in Redis before it runs; Redis loses it meanwhile.
+    await eventually(async () => (await pendingEmail(withdrawn.eventId)) !== undefined, 5_000, 'the withdrawal e-mail pending');
+    await redis.loseData();
+    await eventually(() => smtp.to(notify).length > 0, 15_000, 'the withdrawal e-mail');
+    await eventually(async () => (await pendingEmail(withdrawn.eventId)) === undefined, 5_000, 'the e-mail no longer pending');
+    await sleep(1_000);
+    expect(smtp.to(notify)).toHaveLength(1);
+    expect(smtp.to(notify)[0].subject).toBe('Offer withdrawn: “Closed while Redis went away”');
+  });
+
   it('withdrawal: one e-mail; an offer without a notify address e-mails nobody', async () => {
     const notify = `wd.${randomBytes(3).toString('hex')}@acme.test`;
     const offer = offerCreated(notify, ['worker-1', 'worker-2'], 'Withdrawn shift');
@@ -283,3 +327,7 @@ describe('two instances', () => {
     expect(stored[0].n).toBe(workers.length);
   });
 });
+
+async function pendingEmail(jobId: string): Promise<{ job_id: string } | undefined> {
+  return (await queryDatabase<{ job_id: string }>(platform.database.url, 'SELECT job_id FROM notifications.pending_email WHERE job_id = $1', [jobId]))[0];
+}

@@ -25,8 +25,8 @@ beforeAll(async () => {
     PUSH_TRANSPORT: 'recording',
     PUSH_ATTEMPTS: '3',
     PUSH_BACKOFF_MS: String(BACKOFF_MS),
-    PUSH_RECOVERY_AFTER_MS: String(RECOVER_AFTER_MS),
-    PUSH_RECOVERY_INTERVAL_MS: '250',
+    JOB_RECOVERY_AFTER_MS: String(RECOVER_AFTER_MS),
+    JOB_RECOVERY_INTERVAL_MS: '250',
     SMTP_URL: 'smtp://127.0.0.1:9', // no e-mail in this suite
   });
   service = platform.url('notification-service');

@@ -97,12 +97,12 @@ export class NotificationServiceConfig extends BusServiceConfig {
    */
   @IsInt()
   @Min(1_000)
-  PUSH_RECOVERY_AFTER_MS = 5 * 60_000;
+  JOB_RECOVERY_AFTER_MS = 5 * 60_000;
 
   /** How often each instance's push recovery sweep looks for such pushes. */
   @IsInt()
   @Min(100)
-  PUSH_RECOVERY_INTERVAL_MS = 60_000;
+  JOB_RECOVERY_INTERVAL_MS = 60_000;
 
   /** E-mail jobs sent at once by this instance. */
   @IsInt()

@@ -92,4 +92,30 @@ export class EmailRepository {
       return result;
     });
   }
+
+  /** An e-mail job about to be queued, due at `dueAt`: kept until its job finishes (forgetPendingEmail). */
+  async recordPendingEmail(jobId: string, job: unknown, dueAt: Date): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO notifications.pending_email (job_id, job, progress_at) VALUES ($1, $2, $3) ON CONFLICT (job_id) DO NOTHING`,
+      [jobId, JSON.stringify(job), dueAt],
+    );
+  }
+
+  /** The e-mail's job begins an attempt, or was queued again: it makes progress now. */
+  async pendingEmailProgress(jobIds: string[]): Promise<void> {
+    if (jobIds.length === 0) return;
+    await this.dataSource.query(`UPDATE notifications.pending_email SET progress_at = now() WHERE job_id = ANY($1::text[])`, [jobIds]);
+  }
+
+  async forgetPendingEmail(jobId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM notifications.pending_email WHERE job_id = $1`, [jobId]);
+  }
+
+  /** Pending e-mails whose job made no progress since `before`, oldest first. */
+  async stalledPendingEmails(before: Date, limit: number): Promise<Array<{ jobId: string; job: unknown }>> {
+    return this.dataSource.query(
+      `SELECT job_id AS "jobId", job FROM notifications.pending_email WHERE progress_at < $1 ORDER BY progress_at LIMIT $2`,
+      [before, limit],
+    );
+  }
 }

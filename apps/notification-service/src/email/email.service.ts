@@ -30,10 +30,20 @@ import {
 import { EmailRepository } from './email.repository.js';
 import { isPermanentSmtpFailure, Mailer } from './mailer.js';
 
-type EmailJob =
+export type EmailJob =
   | { kind: 'send'; id: string; message: MailMessage }
   | { kind: 'digest'; offerId: string }
   | { kind: 'offer-closed'; offerId: string; eventId: string; outcome: OfferOutcome };
+
+/**
+ * The id an e-mail is kept under in `pending_email` (its first job's id), or none: digests are found
+ * again from their answers (DigestSweep).
+ */
+function pendingEmailId(job: EmailJob): string | undefined {
+  if (job.kind === 'send') return job.id;
+  if (job.kind === 'offer-closed') return job.eventId;
+  return undefined;
+}
 
 /** The event arrived before the offers.created it depends on; JetStream redelivers it later. */
 export class NotReadyError extends Error {}
@@ -56,7 +66,9 @@ export function answersReadEveryMs(digestWindowMs: number): number {
  * E-mail: invitations, answers to an offer's notify address (digested per window), the offer's
  * completion or withdrawal, and disabled-webhook notices to an organisation's admins. Every e-mail
  * is a BullMQ job with a deterministic id, so a redelivered event never sends a second one.
- * Answers are only recorded: their digests are queued by DigestSweep.
+ * Answers are only recorded: their digests are queued by DigestSweep. Every other e-mail but a
+ * sign-in link is kept in `pending_email` until its job finishes, so EmailRecoverySweep can queue
+ * again one whose job Redis lost.
  */
 @Injectable()
 export class EmailService implements OnApplicationBootstrap {
@@ -142,40 +154,59 @@ export class EmailService implements OnApplicationBootstrap {
     return { queued: true, jobId };
   }
 
+  /** E-mails whose jobs were lost, queued again under `recoveryJobId`, each kept pending as before. */
+  async requeue(emails: ReadonlyArray<{ jobId: string; recoveryJobId: string; job: EmailJob }>): Promise<void> {
+    await this.jobs.addBulk(
+      QueueName.Email,
+      emails.map(({ recoveryJobId, job }) => ({ name: job.kind, data: job, opts: this.jobOptions(recoveryJobId) })),
+    );
+    await this.repository.pendingEmailProgress(emails.map((email) => email.jobId));
+  }
+
   async runJob(job: Job<EmailJob>): Promise<void> {
+    const pendingId = job.opts.removeOnComplete === true ? undefined : pendingEmailId(job.data);
+    if (pendingId) await this.repository.pendingEmailProgress([pendingId]);
     try {
-      const data = job.data;
-      switch (data.kind) {
-        case 'send':
-          await this.mailer.send(data.message, data.id);
-          return;
-        case 'digest':
-          await this.repository.withPendingAnswers(data.offerId, async (offer, answers) => {
-            if (answers.length === 0 || !offer.notifyEmailAddress) return;
-            const summary = { offerId: offer.offerId, title: offer.title, notifyEmailAddress: offer.notifyEmailAddress };
-            await this.mailer.send(answersDigestEmail(summary, answers), job.id);
-          });
-          return;
-        case 'offer-closed':
-          await this.repository.withPendingAnswers(
-            data.offerId,
-            async (offer, answers) => {
-              if (!offer.notifyEmailAddress) return;
-              const summary = { offerId: offer.offerId, title: offer.title, notifyEmailAddress: offer.notifyEmailAddress };
-              await this.mailer.send(offerClosedEmail(summary, data.outcome, answers), data.eventId);
-            },
-            { close: true },
-          );
-          return;
-      }
+      await this.send(job);
     } catch (error) {
-      if (isPermanentSmtpFailure(error)) throw new UnrecoverableError(`rejected by the SMTP server: ${(error as Error).message}`);
+      const permanent = isPermanentSmtpFailure(error);
+      if (pendingId && (permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1))) await this.repository.forgetPendingEmail(pendingId);
+      if (permanent) throw new UnrecoverableError(`rejected by the SMTP server: ${(error as Error).message}`);
       throw error;
+    }
+    if (pendingId) await this.repository.forgetPendingEmail(pendingId);
+  }
+
+  private async send(job: Job<EmailJob>): Promise<void> {
+    const data = job.data;
+    switch (data.kind) {
+      case 'send':
+        await this.mailer.send(data.message, data.id);
+        return;
+      case 'digest':
+        await this.repository.withPendingAnswers(data.offerId, async (offer, answers) => {
+          if (answers.length === 0 || !offer.notifyEmailAddress) return;
+          const summary = { offerId: offer.offerId, title: offer.title, notifyEmailAddress: offer.notifyEmailAddress };
+          await this.mailer.send(answersDigestEmail(summary, answers), job.id);
+        });
+        return;
+      case 'offer-closed':
+        await this.repository.withPendingAnswers(
+          data.offerId,
+          async (offer, answers) => {
+            if (!offer.notifyEmailAddress) return;
+            const summary = { offerId: offer.offerId, title: offer.title, notifyEmailAddress: offer.notifyEmailAddress };
+            await this.mailer.send(offerClosedEmail(summary, data.outcome, answers), data.eventId);
+          },
+          { close: true },
+        );
+        return;
     }
   }
 
   /** `keep: false` for a job whose data must not outlive it (sign-in codes): removed once done, sent or not. */
   private async enqueue(jobId: string, data: EmailJob, { keep = true, delay = 0 } = {}): Promise<void> {
+    if (keep) await this.repository.recordPendingEmail(jobId, data, new Date(Date.now() + delay));
     await this.jobs.add(QueueName.Email, data.kind, data, { ...this.jobOptions(jobId, { keep }), delay });
   }
 

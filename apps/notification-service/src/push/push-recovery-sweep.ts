@@ -11,8 +11,8 @@ const PAGE = 500;
 
 /**
  * Pushes survive the loss of Redis's data. Each fan-out is recorded as pending in PostgreSQL with its
- * worker notifications; every PUSH_RECOVERY_INTERVAL_MS this sweep reads the pending fan-outs older
- * than PUSH_RECOVERY_AFTER_MS, queues again the pushes that made no progress for that long (their
+ * worker notifications; every JOB_RECOVERY_INTERVAL_MS this sweep reads the pending fan-outs older
+ * than JOB_RECOVERY_AFTER_MS, queues again the pushes that made no progress for that long (their
  * jobs were lost, or died mid-send with nothing to run them again), and forgets the fan-outs whose
  * every device has a final outcome (planPushRecovery decides). Every instance sweeps: the job ids
  * make their sweeps one job, and the claims make sure no device is pushed twice for one event.
@@ -31,7 +31,7 @@ export class PushRecoverySweep implements OnApplicationBootstrap, OnModuleDestro
     private readonly push: PushService,
   ) {
     this.times = {
-      recoverAfterMs: config.PUSH_RECOVERY_AFTER_MS,
+      recoverAfterMs: config.JOB_RECOVERY_AFTER_MS,
       retryWaitMs: retryDelay(Math.max(1, config.PUSH_ATTEMPTS - 1), config.PUSH_BACKOFF_MS),
       giveUpAfterMs: config.PUSH_TTL_SECONDS * 1000,
     };
@@ -43,7 +43,7 @@ export class PushRecoverySweep implements OnApplicationBootstrap, OnModuleDestro
       this.running ??= this.sweep(Date.now())
         .catch((error: Error) => this.logger.warn(`push recovery sweep failed: ${error.message}`))
         .finally(() => (this.running = undefined));
-    }, this.config.PUSH_RECOVERY_INTERVAL_MS).unref();
+    }, this.config.JOB_RECOVERY_INTERVAL_MS).unref();
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -110,7 +110,7 @@ export class PushService implements OnApplicationBootstrap {
 
   async runJob(job: Job<PushJobData>): Promise<void> {
     const data = job.data;
-    const abandonedBefore = new Date(Date.now() - this.config.PUSH_RECOVERY_AFTER_MS);
+    const abandonedBefore = new Date(Date.now() - this.config.JOB_RECOVERY_AFTER_MS);
     const pending = await this.repository.claimDevices(job.id ?? `${data.eventId}.${data.batchIndex}`, data, data.targets, abandonedBefore);
     if (pending.length === 0) return;
     const kindByDevice = new Map(data.targets.map((t) => [t.d, t.k]));

@@ -1,0 +1,60 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { counter } from '@availability/service-core';
+import { NotificationServiceConfig } from '../config/notification-service.config.js';
+import { emailRecoveryJobId, type EmailRecoveryTimes, emailStalledBefore } from './email-recovery.js';
+import { EmailRepository } from './email.repository.js';
+import { type EmailJob, EmailService } from './email.service.js';
+
+/** Pending e-mails read at a time. */
+const PAGE = 200;
+
+/**
+ * E-mails survive the loss of Redis's data. Each one (but sign-in links) is kept in `pending_email`
+ * until its job finishes; every JOB_RECOVERY_INTERVAL_MS this sweep queues again those whose job made
+ * no progress for JOB_RECOVERY_AFTER_MS beyond its longest back-off, and marks them as progressing,
+ * so the next sweeps give the new job as long. Every instance sweeps: the job ids make their sweeps
+ * one job per period.
+ */
+@Injectable()
+export class EmailRecoverySweep implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('EmailRecoverySweep');
+  private readonly recovered = counter('email_recovered_total', 'E-mails queued again by the recovery sweep: their jobs made no progress for JOB_RECOVERY_AFTER_MS beyond their back-off.');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private readonly times: EmailRecoveryTimes;
+
+  constructor(
+    private readonly config: NotificationServiceConfig,
+    private readonly repository: EmailRepository,
+    private readonly email: EmailService,
+  ) {
+    this.times = { recoverAfterMs: config.JOB_RECOVERY_AFTER_MS, backoffMs: config.EMAIL_BACKOFF_MS, attempts: config.EMAIL_ATTEMPTS };
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      // A sweep still running (a slow database) is not started twice.
+      this.running ??= this.sweep(Date.now())
+        .catch((error: Error) => this.logger.warn(`e-mail recovery sweep failed: ${error.message}`))
+        .finally(() => (this.running = undefined));
+    }, this.config.JOB_RECOVERY_INTERVAL_MS).unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  async sweep(now: number): Promise<void> {
+    const before = emailStalledBefore(now, this.times);
+    // Each page is marked as progressing, so the next read finds the ones after it.
+    for (;;) {
+      const stalled = await this.repository.stalledPendingEmails(before, PAGE);
+      if (stalled.length === 0) return;
+      await this.email.requeue(stalled.map(({ jobId, job }) => ({ jobId, recoveryJobId: emailRecoveryJobId(jobId, now, this.times.recoverAfterMs), job: job as EmailJob })));
+      this.recovered.inc(stalled.length);
+      this.logger.warn(`queued again ${stalled.length} e-mails whose jobs made no progress for ${this.times.recoverAfterMs} ms beyond their back-off`);
+      if (stalled.length < PAGE) return;
+    }
+  }
+}
