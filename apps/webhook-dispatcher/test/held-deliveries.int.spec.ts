@@ -84,4 +84,74 @@ describe('held deliveries on PostgreSQL', () => {
     expect(row.held).toBe(false);
     expect(again.held).toBe(true);
   });
+
+  it('starts a new hold when an attempt of a held delivery fails, which the release that read the old one leaves', async () => {
+    // A trial call (or a released attempt that ran before its release ended the hold) fails: the
+    // delivery is held anew, so the release that read it, ending the holds it read, does not leave it
+    // neither held nor queued (its own job for it finds the attempt made).
+    const [row] = await repository.heldBatch('org-held-a', 1);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await repository.recordAttempts([failedAttempt(row.id, row.series)]);
+    await repository.endHold([row]);
+    const [after] = await dataSource.query(`SELECT held_at IS NOT NULL AS held, status FROM ${DISPATCHER_SCHEMA}.delivery WHERE id = $1`, [row.id]);
+    expect(after).toEqual({ held: true, status: 'failed' });
+  });
+});
+
+function failedAttempt(deliveryId: number, series: number) {
+  return {
+    deliveryId,
+    series,
+    startedAt: new Date(),
+    durationMs: 5,
+    statusCode: 503,
+    errorKind: 'http',
+    errorMessage: 'answered 503',
+    responseExcerpt: null,
+    status: 'failed' as const,
+    nextAttemptAt: new Date(Date.now() + 60_000),
+    url: null,
+  };
+}
+
+describe('attempt claims on PostgreSQL', () => {
+  async function newDelivery(organisationId: string): Promise<{ id: number; series: number }> {
+    const [row] = await dataSource.query(
+      `INSERT INTO ${DISPATCHER_SCHEMA}.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, status)
+       VALUES (gen_random_uuid(), $1, 'offers.response.recorded', 'msg_claim', 'POST', '/offer/response', 'pending') RETURNING id, series`,
+      [organisationId],
+    );
+    return row;
+  }
+
+  it('gives an attempt to one claimant at a time, and never once it is made', async () => {
+    const delivery = await newDelivery('org-claims');
+    const claims = await Promise.all(['job-a', 'job-b', 'job-c'].map((job) => repository.claimAttempt(delivery.id, delivery.series, 1, job, 30_000)));
+    expect(claims.filter((c) => c === 'claimed')).toHaveLength(1);
+    expect(claims.filter((c) => c === 'taken')).toHaveLength(2);
+    const holder = ['job-a', 'job-b', 'job-c'][claims.indexOf('claimed')];
+    // The same job run again (its process died mid-call) takes its attempt back.
+    expect(await repository.claimAttempt(delivery.id, delivery.series, 1, holder, 30_000)).toBe('claimed');
+    await repository.recordAttempts([failedAttempt(delivery.id, delivery.series)]);
+    // Made: no job makes attempt 1 again, the claimant included; attempt 2 is free.
+    expect(await repository.claimAttempt(delivery.id, delivery.series, 1, holder, 30_000)).toBe('made');
+    expect(await repository.claimAttempt(delivery.id, delivery.series, 1, 'job-z', 30_000)).toBe('made');
+    expect(await repository.claimAttempt(delivery.id, delivery.series, 2, 'job-z', 30_000)).toBe('claimed');
+  });
+
+  it('lets another claimant take over a claim older than the stale time', async () => {
+    const delivery = await newDelivery('org-claims');
+    expect(await repository.claimAttempt(delivery.id, delivery.series, 1, 'job-dead', 30_000)).toBe('claimed');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await repository.claimAttempt(delivery.id, delivery.series, 1, 'job-live', 30_000)).toBe('taken');
+    expect(await repository.claimAttempt(delivery.id, delivery.series, 1, 'job-live', 10)).toBe('claimed');
+  });
+
+  it('has nothing to claim for a finished delivery, or an attempt of another series', async () => {
+    const delivery = await newDelivery('org-claims');
+    expect(await repository.claimAttempt(delivery.id, delivery.series + 1, 1, 'job-a', 30_000)).toBe('made');
+    await repository.settle(delivery.id, delivery.series, 'dead', 'endpoint disabled');
+    expect(await repository.claimAttempt(delivery.id, delivery.series, 1, 'job-a', 30_000)).toBe('made');
+    expect(await repository.claimAttempt(Number.MAX_SAFE_INTEGER, 0, 1, 'job-a', 30_000)).toBe('made');
+  });
 });

@@ -21,6 +21,8 @@ export type Delivered = { kind: 'done' } | { kind: 'wait'; ms: number };
 
 /** Delay when the directory could not tell us where to call (our side, not the integrator's: no attempt used). */
 const TARGET_UNKNOWN_WAIT_MS = 5_000;
+/** Delay when another job is making the attempt: then the attempt is found made, or its claimant dead. */
+const CLAIMED_WAIT_MS = 1_000;
 
 /** An attempt's outcome, as `attempt` records it: the log's side is up to the caller (`record`). */
 type AttemptOutcome = Omit<AttemptRecord, 'deliveryId' | 'series'>;
@@ -42,7 +44,7 @@ export class Deliverer implements OnModuleInit {
   );
   private readonly waits = counter(
     'webhook_jobs_put_back_total',
-    'Deliveries put off without an attempt: endpoint-busy (its calls in flight at the limit, or stalled), target-unknown (the directory did not answer).',
+    'Deliveries put off without an attempt: endpoint-busy (its calls in flight at the limit, or stalled), target-unknown (the directory did not answer), attempt-claimed (another job is making it), attempt-made (another job made it: nothing left to do).',
     ['reason'],
   );
   private readonly callDurations = histogram('webhook_delivery_duration_seconds', 'Duration of calls to integrators.', [], LATENCY_BUCKETS_SECONDS);
@@ -81,8 +83,12 @@ export class Deliverer implements OnModuleInit {
     await this.held.release(organisationId);
   }
 
-  /** Attempt `attemptNo` (from 1 within its series) of a logged delivery, if its endpoint admits it now. */
-  async deliver(delivery: Delivery, attemptNo: number): Promise<Delivered> {
+  /**
+   * Attempt `attemptNo` (from 1 within its series) of a logged delivery, if its endpoint admits it now
+   * and `claimant` (a job's id) gets the attempt's claim: made by another job already, or being made,
+   * it is not made again.
+   */
+  async deliver(delivery: Delivery, attemptNo: number, claimant: string): Promise<Delivered> {
     const org = delivery.organisationId;
     const target = await this.target(org);
     if (!target) return { kind: 'wait', ms: TARGET_UNKNOWN_WAIT_MS };
@@ -92,6 +98,8 @@ export class Deliverer implements OnModuleInit {
     }
     const admission = await this.gate.admit(org);
     if (admission.kind !== 'go') return this.keepBack(delivery, admission);
+    const unclaimed = await this.claim(delivery, attemptNo, claimant);
+    if (unclaimed) return unclaimed;
     const outcome = await this.attempt(delivery, attemptNo, { ...target, baseUrl: target.baseUrl }, this.loggedAttemptOf(delivery));
     await this.follow(org, outcome, attemptNo);
     return { kind: 'done' };
@@ -163,7 +171,7 @@ export class Deliverer implements OnModuleInit {
    * the trial waits for the next cool-down (or until the next held delivery is due by its own retry
    * schedule, if that is later).
    */
-  async trial(organisationId: string): Promise<Delivered> {
+  async trial(organisationId: string, claimant: string): Promise<Delivered> {
     const next = await this.held.next(organisationId);
     if (!next) return { kind: 'done' };
     const dueInMs = next.nextAttemptAt ? next.nextAttemptAt.getTime() - Date.now() : 0;
@@ -181,10 +189,31 @@ export class Deliverer implements OnModuleInit {
     if (admission.kind === 'hold') return { kind: 'wait', ms: holdWithJitter(admission.trialInMs) };
     if (admission.kind === 'wait') return { kind: 'wait', ms: holdWithJitter(admission.ms) };
     const delivery = deliveryOf(next);
+    // Released and being made by a job meanwhile: the trial looks again after a cool-down.
+    if (await this.claim(delivery, next.attemptsInSeries + 1, claimant)) return { kind: 'wait', ms: this.held.trialDelayMs() };
     const outcome = await this.attempt(delivery, next.attemptsInSeries + 1, { ...target, baseUrl: target.baseUrl }, this.loggedAttemptOf(delivery));
     if (outcome.status !== 'succeeded') return { kind: 'wait', ms: this.held.trialDelayMs() };
     await this.held.release(organisationId);
     return { kind: 'done' };
+  }
+
+  /**
+   * Claims an admitted attempt (DeliveriesRepository.claimAttempt). Undefined when claimed; otherwise
+   * the admission goes back to the gate and what the caller returns: done when the attempt was made
+   * (or the delivery finished), a short wait when another job is making it now (then it looks again).
+   */
+  private async claim(delivery: Delivery, attemptNo: number, claimant: string): Promise<Delivered | undefined> {
+    let claim: 'claimed' | 'made' | 'taken';
+    try {
+      claim = await this.repository.claimAttempt(delivery.deliveryId, delivery.series, attemptNo, claimant, this.config.WEBHOOK_LOCK_DURATION_MS);
+    } catch (error) {
+      this.gate.cancel(delivery.organisationId);
+      throw error;
+    }
+    if (claim === 'claimed') return undefined;
+    this.gate.cancel(delivery.organisationId);
+    this.waits.inc({ reason: claim === 'made' ? 'attempt-made' : 'attempt-claimed' });
+    return claim === 'made' ? { kind: 'done' } : { kind: 'wait', ms: CLAIMED_WAIT_MS };
   }
 
   private async target(organisationId: string): Promise<WebhookTarget | undefined> {

@@ -236,8 +236,11 @@ const RECORD_ATTEMPTS = `WITH input AS (
            attempts = d.attempts + 1,
            status = CASE WHEN d.series = i.series THEN i.status ELSE d.status END,
            next_attempt_at = CASE WHEN d.series = i.series THEN i.next_attempt_at ELSE d.next_attempt_at END,
-           -- a held delivery's failed trial call leaves it held; any other outcome ends the hold
-           held_at = CASE WHEN d.series = i.series AND i.status = 'failed' THEN d.held_at ELSE NULL END,
+           -- a failed attempt of a held delivery (its trial call, or a released attempt that ran before
+           -- its release ended the hold) starts a new hold, which that release does not end; any other
+           -- outcome ends the hold
+           held_at = CASE WHEN d.series = i.series AND i.status = 'failed' AND d.held_at IS NOT NULL THEN now() ELSE NULL END,
+           claimed_by = NULL,
            last_status_code = i.status_code,
            last_error = i.error_message,
            url = COALESCE(i.url, d.url),
@@ -431,6 +434,37 @@ export class DeliveriesRepository {
     return rows[0]?.id;
   }
 
+  /**
+   * A queued attempt (a retry, a released or recovered attempt, a trial call) claims its delivery just
+   * before it calls: `claimed` when the delivery is unfinished, attempt `attemptNo` of its series not
+   * made yet, and no other claimant holds it (or its claim is older than `staleMs`: that claimant died
+   * mid-call); `made` when that attempt was made or the delivery finished (nothing to do); `taken`
+   * when another claimant is making it now. So two jobs for one attempt (a release's and a trial's, a
+   * sweep's and a release's) never both call. A claim ends when the attempt is recorded.
+   */
+  async claimAttempt(deliveryId: number, series: number, attemptNo: number, claimant: string, staleMs: number): Promise<'claimed' | 'made' | 'taken'> {
+    const rows: Array<{ claimed: boolean }> = await this.dataSource.query(
+      `WITH target AS (
+         SELECT d.id, d.attempts, (d.status IN ('pending', 'failed') AND d.series = $2
+                       AND (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series) = $3 - 1) AS open
+         FROM dispatcher.delivery d WHERE d.id = $1
+       ), claimed AS (
+         -- d.attempts is checked again on the row as it is when the update takes it: an attempt recorded
+         -- since this statement's snapshot (a claimant that just finished) makes the claim fail.
+         UPDATE dispatcher.delivery d SET claimed_by = $4, claimed_at = now()
+         FROM target t
+         WHERE d.id = t.id AND t.open AND d.attempts = t.attempts AND d.series = $2
+           AND (d.claimed_by IS NULL OR d.claimed_by = $4 OR d.claimed_at < now() - $5 * interval '1 millisecond')
+         RETURNING d.id
+       )
+       SELECT t.open, EXISTS (SELECT 1 FROM claimed) AS claimed FROM target t`,
+      [deliveryId, series, attemptNo, claimant, staleMs],
+    );
+    const row = rows[0] as { open: boolean; claimed: boolean } | undefined;
+    if (!row || !row.open) return 'made';
+    return row.claimed ? 'claimed' : 'taken';
+  }
+
   /** A decision taken without calling the integrator (endpoint disabled, no base URL any more). */
   async settle(deliveryId: number, series: number, status: DeliveryStatus, reason: string): Promise<void> {
     await this.dataSource.query(
@@ -511,7 +545,7 @@ export class DeliveriesRepository {
   async startRedelivery(id: number, organisationId?: string): Promise<RedeliveryRow | undefined> {
     const rows: RedeliveryRow[] = await this.dataSource.query(
       `WITH updated AS (
-         UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, held_at = NULL, updated_at = now()
+         UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, held_at = NULL, claimed_by = NULL, updated_at = now()
          WHERE id = $1 AND status <> 'skipped' AND ($2::text IS NULL OR organisation_id = $2) RETURNING *
        ) SELECT ${REDELIVERY_COLUMNS} FROM updated`,
       [id, organisationId ?? null],
@@ -527,7 +561,7 @@ export class DeliveriesRepository {
   async startRedeliveries(since: Date, statuses: DeliveryStatus[], organisationId: string | undefined, afterId: number, limit: number): Promise<RedeliveryRow[]> {
     return this.dataSource.query(
       `WITH updated AS (
-         UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, held_at = NULL, updated_at = now()
+         UPDATE dispatcher.delivery SET series = series + 1, status = 'pending', next_attempt_at = NULL, held_at = NULL, claimed_by = NULL, updated_at = now()
          WHERE id IN (
            SELECT id FROM dispatcher.delivery
            WHERE created_at >= $1 AND status = ANY($2::text[]) AND ($3::text IS NULL OR organisation_id = $3) AND id > $4

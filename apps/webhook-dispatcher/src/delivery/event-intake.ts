@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { inAttemptSpan } from './attempt-span.js';
 import { targetUrl, type WebhookCall, webhookIdFor } from '../domain/webhook-call.js';
@@ -73,7 +74,8 @@ export class EventIntake {
       await this.retries.schedule(delivery, attemptNo, Math.max(0, dueInMs));
       return;
     }
-    const outcome = await inAttemptSpan(delivery, attemptNo, () => this.deliverer.deliver(delivery, attemptNo));
+    // Its claim is this handling's own: a job already making the attempt keeps it.
+    const outcome = await inAttemptSpan(delivery, attemptNo, () => this.deliverer.deliver(delivery, attemptNo, `intake_${randomUUID()}`));
     if (outcome.kind === 'wait') await this.retries.schedule(delivery, attemptNo, outcome.ms);
   }
 }

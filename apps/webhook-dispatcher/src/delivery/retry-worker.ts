@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DelayedError, type Job, type Worker } from 'bullmq';
 import { JobQueues, QueueName } from '@availability/jobs';
@@ -37,16 +38,19 @@ export class RetryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async run(job: Job<AttemptJob | EndpointTrialJob>, token?: string): Promise<void> {
+    // The job's id is its claim on the attempt it makes: the same job run again (its process died
+    // mid-call) takes the attempt back; any other job for it finds it claimed.
+    const claimant = job.id ?? randomUUID();
     const result =
       job.name === TRIAL_JOB_NAME
-        ? await this.deliverer.trial((job.data as EndpointTrialJob).organisationId)
-        : await this.attempt(job.data as AttemptJob);
+        ? await this.deliverer.trial((job.data as EndpointTrialJob).organisationId, claimant)
+        : await this.attempt(job.data as AttemptJob, claimant);
     if (result.kind === 'done') return;
     await job.moveToDelayed(Date.now() + Math.round(result.ms), token);
     throw new DelayedError();
   }
 
-  private attempt(job: AttemptJob) {
-    return inAttemptSpan(job, job.attemptNo, () => this.deliverer.deliver(job, job.attemptNo));
+  private attempt(job: AttemptJob, claimant: string) {
+    return inAttemptSpan(job, job.attemptNo, () => this.deliverer.deliver(job, job.attemptNo, claimant));
   }
 }

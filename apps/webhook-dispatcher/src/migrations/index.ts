@@ -4,6 +4,7 @@ import { CreateDispatcher1764100000000 } from './1764100000000-create-dispatcher
 import { HeldDeliveries1764300000000 } from './1764300000000-held-deliveries.js';
 import { OverdueDeliveries1764400000000 } from './1764400000000-overdue-deliveries.js';
 import { TestDeliveries1764700000000 } from './1764700000000-test-deliveries.js';
+import { AttemptClaims1765100000000 } from './1765100000000-attempt-claims.js';
 
 /** webhook-dispatcher's migrations, in order: applied at start-up and by `migrate.js`. */
 export const DISPATCHER_MIGRATIONS = [
@@ -16,4 +17,5 @@ export const DISPATCHER_MIGRATIONS = [
   TestDeliveries1764700000000,
   outboxTraceparentMigration(DISPATCHER_SCHEMA, 1764800000000),
   outboxVacuumMigration(DISPATCHER_SCHEMA, 1765000000000),
+  AttemptClaims1765100000000,
 ];
