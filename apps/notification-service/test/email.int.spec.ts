@@ -85,6 +85,20 @@ function answer(offerId: string, workerId: string, response: 'applied' | 'reject
   return { ...envelope(organisationId), offerId, workerId, response, previousResponse, respondedAt: new Date().toISOString() };
 }
 
+/** Harriet Hirer of Acme Staffing invites `name`. */
+function invitation(name: string, emailAddress: string): InviteCreatedEvent {
+  return {
+    ...envelope(organisationId),
+    inviteId: randomUUID(),
+    invitedByUserId: randomUUID(),
+    invitedByName: 'Harriet Hirer',
+    organisationName: 'Acme Staffing',
+    name,
+    emailAddress,
+    suggestedByOrganisationId: null,
+  };
+}
+
 /** Just after a digest window starts, so a burst of answers falls in one window. */
 async function startOfWindow(): Promise<void> {
   await sleep(WINDOW_MS - (Date.now() % WINDOW_MS) + 50);
@@ -93,16 +107,7 @@ async function startOfWindow(): Promise<void> {
 describe('invitation e-mail', () => {
   it('sends one invitation per invites.created, even when the event is delivered twice', async () => {
     const address = `ann.${randomBytes(3).toString('hex')}@example.test`;
-    const event: InviteCreatedEvent = {
-      ...envelope(organisationId),
-      inviteId: randomUUID(),
-      invitedByUserId: randomUUID(),
-      invitedByName: 'Harriet Hirer',
-      organisationName: 'Acme Staffing',
-      name: 'Ann Example',
-      emailAddress: address,
-      suggestedByOrganisationId: null,
-    };
+    const event = invitation('Ann Example', address);
     await events.publish('invites.created', event, `${event.eventId}-a`);
     await events.publish('invites.created', event, `${event.eventId}-b`);
     await eventually(() => smtp.to(address).length > 0, 15_000, 'the invitation');
@@ -118,16 +123,7 @@ describe('invitation e-mail', () => {
 
   it('sends an invitation whose job Redis lost, and keeps nothing pending once it is sent', async () => {
     const address = `lost.${randomBytes(3).toString('hex')}@example.test`;
-    const event: InviteCreatedEvent = {
-      ...envelope(organisationId),
-      inviteId: randomUUID(),
-      invitedByUserId: randomUUID(),
-      invitedByName: 'Harriet Hirer',
-      organisationName: 'Acme Staffing',
-      name: 'Lost Example',
-      emailAddress: address,
-      suggestedByOrganisationId: null,
-    };
+    const event = invitation('Lost Example', address);
     // What a queued invitation leaves in the database when Redis loses its job: kept, made no progress for an hour.
     const job = { kind: 'send', id: event.eventId, message: inviteEmail(event, 'https://availability.example/join') };
     await queryDatabase(platform.database.url, `INSERT INTO notifications.pending_email (job_id, job, progress_at) VALUES ($1, $2, now() - interval '1 hour')`, [event.eventId, JSON.stringify(job)]);

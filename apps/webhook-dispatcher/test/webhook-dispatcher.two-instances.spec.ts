@@ -61,6 +61,24 @@ function shuffled(length: number, seed: number): number[] {
   return order;
 }
 
+/** Waits until every event was called at `down`'s endpoint since `upAt`, and its delivery is logged as succeeded. */
+async function everyEventDeliveredAfter(upAt: number, down: string, events: Array<{ eventId?: unknown }>): Promise<void> {
+  const { receiver, database } = bed;
+  const webhookIds = events.map((event) => `${event.eventId as string}:${down}`);
+  const answered = () => new Set(receiver.requests.filter((r) => r.url.startsWith(`/${down}/`) && r.at >= upAt).map((r) => r.headers['webhook-id'] as string));
+  await eventually(() => webhookIds.every((id) => answered().has(id)), 60_000, 'every event called after the endpoint came back');
+  await eventually(async () => {
+    const [row] = await queryDatabase<{ succeeded: number; other: number }>(
+      database.url,
+      `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status <> 'succeeded')::int AS other
+       FROM dispatcher.delivery WHERE organisation_id = $1`,
+      [down],
+    );
+    if (row.succeeded === events.length && row.other === 0) return true;
+    throw new Error(`the log holds ${JSON.stringify(row)}`);
+  }, 30_000, 'every delivery to the endpoint logged as succeeded');
+}
+
 describe('two dispatcher instances taking the same events at once', () => {
   it('write every delivery and attempt without a failed statement, through a kill -9 of one', async () => {
     const { nats, receiver, database, dispatcher } = bed;
@@ -119,7 +137,7 @@ describe('two dispatcher instances taking the same events at once', () => {
 
 describe('two dispatcher instances and an endpoint that is down for a while', () => {
   it('hold its deliveries in both, call it little meanwhile, and deliver every one once it answers', async () => {
-    const { nats, receiver, database, dispatcher } = bed;
+    const { nats, receiver, dispatcher } = bed;
     const down = randomUUID();
     nats.targets.set(down, { baseUrl: `${receiver.url}/${down}`, secrets: ['two-instances-secret'] });
     const DOWN_MS = 3_000;
@@ -136,20 +154,8 @@ describe('two dispatcher instances and an endpoint that is down for a while', ()
       await nats.publish(OFFER_RESPONSE, events[i]);
     }
 
-    const webhookIds = events.map((event) => `${event.eventId as string}:${down}`);
     const ours = () => receiver.requests.filter((r) => r.url.startsWith(`/${down}/`));
-    const answered = () => new Set(ours().filter((r) => r.at >= upAt).map((r) => r.headers['webhook-id'] as string));
-    await eventually(() => webhookIds.every((id) => answered().has(id)), 60_000, 'every event called after the endpoint came back');
-    await eventually(async () => {
-      const [row] = await queryDatabase<{ succeeded: number; other: number }>(
-        database.url,
-        `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status <> 'succeeded')::int AS other
-         FROM dispatcher.delivery WHERE organisation_id = $1`,
-        [down],
-      );
-      if (row.succeeded === events.length && row.other === 0) return true;
-      throw new Error(`the log holds ${JSON.stringify(row)}`);
-    }, 30_000, 'every delivery to the endpoint logged as succeeded');
+    await everyEventDeliveredAfter(upAt, down, events);
 
     // While it was down (about 300 events), each instance called it until its breaker opened, then
     // only its trial calls went out: the endpoint was not called once per event.
@@ -194,20 +200,8 @@ describe('two dispatcher instances, an endpoint that is down for a while, and Re
     console.log(`endpoint down for ${DOWN_MS} ms, ${events.length} events at ${RATE}/s, then Redis's data lost: ${held} deliveries held`);
     expect(held).toBeGreaterThan(events.length / 2);
 
-    const webhookIds = events.map((event) => `${event.eventId as string}:${down}`);
     const ours = () => receiver.requests.filter((r) => r.url.startsWith(`/${down}/`));
-    const answered = () => new Set(ours().filter((r) => r.at >= upAt).map((r) => r.headers['webhook-id'] as string));
-    await eventually(() => webhookIds.every((id) => answered().has(id)), 60_000, 'every event called after the endpoint came back');
-    await eventually(async () => {
-      const [row] = await queryDatabase<{ succeeded: number; other: number }>(
-        database.url,
-        `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status <> 'succeeded')::int AS other
-         FROM dispatcher.delivery WHERE organisation_id = $1`,
-        [down],
-      );
-      if (row.succeeded === events.length && row.other === 0) return true;
-      throw new Error(`the log holds ${JSON.stringify(row)}`);
-    }, 30_000, 'every delivery to the endpoint logged as succeeded');
+    await everyEventDeliveredAfter(upAt, down, events);
     const afterUp = ours().filter((r) => r.at >= upAt).map((r) => r.headers['webhook-id'] as string);
     console.log(`after the endpoint came back: ${afterUp.length} calls for ${new Set(afterUp).size} events`);
     // Trial jobs queued again by both processes' sweeps, and the releases they make, call no event twice.

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { counter } from '@availability/service-core';
+import { counter, RepeatingTask } from '@availability/service-core';
 import { NotificationServiceConfig } from '../config/notification-service.config.js';
 import { emailRecoveryJobId, type EmailRecoveryTimes, emailStalledBefore } from './email-recovery.js';
 import { EmailRepository } from './email.repository.js';
@@ -19,8 +19,10 @@ const PAGE = 200;
 export class EmailRecoverySweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('EmailRecoverySweep');
   private readonly recovered = counter('email_recovered_total', 'E-mails queued again by the recovery sweep: their jobs made no progress for JOB_RECOVERY_AFTER_MS beyond their back-off.');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly task = new RepeatingTask(
+    () => this.sweep(Date.now()),
+    (error) => this.logger.warn(`e-mail recovery sweep failed: ${error.message}`),
+  );
   private readonly times: EmailRecoveryTimes;
 
   constructor(
@@ -32,17 +34,11 @@ export class EmailRecoverySweep implements OnApplicationBootstrap, OnModuleDestr
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      // A sweep still running (a slow database) is not started twice.
-      this.running ??= this.sweep(Date.now())
-        .catch((error: Error) => this.logger.warn(`e-mail recovery sweep failed: ${error.message}`))
-        .finally(() => (this.running = undefined));
-    }, this.config.JOB_RECOVERY_INTERVAL_MS).unref();
+    this.task.start(this.config.JOB_RECOVERY_INTERVAL_MS);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
   }
 
   async sweep(now: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { counter } from '@availability/service-core';
+import { counter, RepeatingTask } from '@availability/service-core';
 import { NotificationServiceConfig } from '../config/notification-service.config.js';
 import { retryDelay } from './fcm-errors.js';
 import { PushRepository } from './push.repository.js';
@@ -21,8 +21,10 @@ const PAGE = 500;
 export class PushRecoverySweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('PushRecoverySweep');
   private readonly recovered = counter('push_recovered_total', 'Pushes queued again by the recovery sweep (their jobs were lost), and fan-outs given up past their time to live.', ['outcome']);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly task = new RepeatingTask(
+    () => this.sweep(Date.now()),
+    (error) => this.logger.warn(`push recovery sweep failed: ${error.message}`),
+  );
   private readonly times: PushRecoveryTimes;
 
   constructor(
@@ -38,17 +40,11 @@ export class PushRecoverySweep implements OnApplicationBootstrap, OnModuleDestro
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      // A sweep still running (a slow database) is not started twice.
-      this.running ??= this.sweep(Date.now())
-        .catch((error: Error) => this.logger.warn(`push recovery sweep failed: ${error.message}`))
-        .finally(() => (this.running = undefined));
-    }, this.config.JOB_RECOVERY_INTERVAL_MS).unref();
+    this.task.start(this.config.JOB_RECOVERY_INTERVAL_MS);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
   }
 
   async sweep(now: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { counter } from '@availability/service-core';
+import { counter, RepeatingTask } from '@availability/service-core';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveriesRepository } from './deliveries.repository.js';
 import { deliveryOf } from './delivery.js';
@@ -20,8 +20,10 @@ const SWEEP_BATCH = 1_000;
 export class RecoverySweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('RecoverySweep');
   private readonly recovered = counter('webhook_deliveries_recovered_total', 'Overdue deliveries queued again by the recovery sweep (their job was lost).');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly task = new RepeatingTask(
+    () => this.sweep(),
+    (error) => this.logger.warn(`recovery sweep failed: ${error.message}`),
+  );
 
   constructor(
     private readonly repository: DeliveriesRepository,
@@ -31,29 +33,22 @@ export class RecoverySweep implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    const every = Math.min(60_000, Math.max(500, this.config.WEBHOOK_RECOVERY_AFTER_MS / 2));
-    this.timer = setInterval(() => void this.sweepOnce(), every).unref();
+    this.task.start(Math.min(60_000, Math.max(500, this.config.WEBHOOK_RECOVERY_AFTER_MS / 2)));
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One sweep; a sweep still running is not started twice. */
   sweepOnce(): Promise<void> {
-    this.running ??= this.sweep().finally(() => (this.running = undefined));
-    return this.running;
+    return this.task.runOnce();
   }
 
   private async sweep(): Promise<void> {
-    try {
-      const overdue = await this.repository.overdue(this.config.WEBHOOK_RECOVERY_AFTER_MS, SWEEP_BATCH);
-      await this.retries.scheduleAll(overdue.map((row) => ({ delivery: deliveryOf(row), attemptNo: row.attemptsInSeries + 1 })));
-      if (overdue.length > 0) this.recovered.inc(overdue.length);
-      await this.held.ensureTrials();
-    } catch (error) {
-      this.logger.warn(`recovery sweep failed: ${(error as Error).message}`);
-    }
+    const overdue = await this.repository.overdue(this.config.WEBHOOK_RECOVERY_AFTER_MS, SWEEP_BATCH);
+    await this.retries.scheduleAll(overdue.map((row) => ({ delivery: deliveryOf(row), attemptNo: row.attemptsInSeries + 1 })));
+    if (overdue.length > 0) this.recovered.inc(overdue.length);
+    await this.held.ensureTrials();
   }
 }

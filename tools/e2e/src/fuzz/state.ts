@@ -12,6 +12,9 @@ import type { FuzzWorld } from './world.js';
 /** The services' own schemas (docs/architecture.md, "Data ownership"). */
 export const SERVICE_SCHEMAS = ['directory', 'offers', 'notifications', 'dispatcher'];
 
+/** A delayed job due this soon is work in hand (settle waits for it). */
+const DUE_SOON_MS = 3_000;
+
 /** A fingerprint of everything a request could change: each table, the event stream, the example integrator's log. */
 export type Snapshot = Map<string, string>;
 
@@ -69,9 +72,9 @@ export class StateProbe {
    * Waits until two polls in a row see no change and no job is queued or running: work set off by an
    * accepted request (events through the outbox, their consumers, jobs, webhook calls) is done. A job
    * changes nothing while it waits or runs (an e-mail on its way to the SMTP server, then its offer
-   * marked closed), so the tables alone would look settled too soon. Jobs due later (retries, digests
-   * an hour away) do not count. Short on purpose: should slower work still change something after a
-   * refused request, the check sends that request again before blaming it.
+   * marked closed), so the tables alone would look settled too soon. Jobs put back for a moment count;
+   * jobs due later (retries, digests an hour away) do not. Short on purpose: should slower work still
+   * change something after a refused request, the check sends that request again before blaming it.
    */
   async settle(timeoutMs = 5_000): Promise<Snapshot> {
     const deadline = Date.now() + timeoutMs;
@@ -86,8 +89,13 @@ export class StateProbe {
     return last;
   }
 
+  /**
+   * Jobs waiting, running, or put back for a moment (an endpoint busy, an attempt another job is
+   * making: due within DUE_SOON_MS); not retries and digests due an hour away.
+   */
   private async jobsInHand(): Promise<number> {
-    const counts = await Promise.all(this.queues.map((queue) => queue.getJobCountByTypes('waiting', 'active', 'prioritized')));
+    const dueBy = Date.now() + DUE_SOON_MS;
+    const counts = await Promise.all(this.queues.flatMap((queue) => [queue.getJobCountByTypes('waiting', 'active', 'prioritized'), queue.getDelayedCount(dueBy)]));
     return counts.reduce((sum, count) => sum + count, 0);
   }
 
