@@ -90,16 +90,17 @@ export class NotificationServiceConfig extends BusServiceConfig {
   PUSH_BACKOFF_MS = 1_000;
 
   /**
-   * A push that made no progress for this long (beyond the back-off its job waits for) is queued again
-   * from the database by the push recovery sweep: its job was lost with Redis's data, or its process
-   * died mid-send and nothing ran the job again. Also how old a `sending` claim must be before another
-   * job may take it over. Far longer than a send (at most 500 messages) can take.
+   * A push or e-mail whose job made no progress for this long (beyond the longest back-off its job
+   * waits for) is queued again from the database by the recovery sweeps: its job was lost with Redis's
+   * data, or its process died mid-send and nothing ran the job again. Also how old a push's `sending`
+   * claim must be before another job may take it over. Far longer than a send (at most 500 messages)
+   * can take.
    */
   @IsInt()
   @Min(1_000)
   JOB_RECOVERY_AFTER_MS = 5 * 60_000;
 
-  /** How often each instance's push recovery sweep looks for such pushes. */
+  /** How often each instance's push and e-mail recovery sweeps look for such jobs. */
   @IsInt()
   @Min(100)
   JOB_RECOVERY_INTERVAL_MS = 60_000;

@@ -173,6 +173,9 @@ const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.organisation_id AS "o
 const REDELIVERY_COLUMNS = `id, event_id AS "eventId", organisation_id AS "organisationId", event_subject AS "eventSubject",
   webhook_id AS "webhookId", method, path, body, series, test`;
 
+/** The attempts a delivery (`d`) has made in its current series. */
+const ATTEMPTS_IN_SERIES = `(SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)`;
+
 /**
  * When a delivery's hold began, in microseconds since 1970 as text (exact, where a Date keeps
  * milliseconds): it names the hold, in the released job's id and in the end of the hold.
@@ -184,7 +187,7 @@ export interface HeldSince {
 }
 
 const HELD_COLUMNS = `${REDELIVERY_COLUMNS},
-  (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int AS "attemptsInSeries"`;
+  ${ATTEMPTS_IN_SERIES}::int AS "attemptsInSeries"`;
 
 /*
  * The statements that write a batch gathered from events (the intake's, first attempts', attempts')
@@ -216,7 +219,7 @@ const INSERT_DELIVERIES: PreparedStatement = {
  */
 const EXISTING_DELIVERIES = `SELECT d.id, d.event_id AS "eventId", d.organisation_id AS "organisationId", d.status, d.series, d.held_at IS NOT NULL AS held,
          d.next_attempt_at AS "nextAttemptAt",
-         (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)::int AS "attemptsInSeries"
+         ${ATTEMPTS_IN_SERIES}::int AS "attemptsInSeries"
        FROM unnest($1::uuid[], $2::text[]) AS k(event_id, organisation_id)
        JOIN dispatcher.delivery d ON d.event_id = k.event_id AND d.organisation_id = k.organisation_id`;
 
@@ -443,10 +446,10 @@ export class DeliveriesRepository {
    * sweep's and a release's) never both call. A claim ends when the attempt is recorded.
    */
   async claimAttempt(deliveryId: number, series: number, attemptNo: number, claimant: string, staleMs: number): Promise<'claimed' | 'made' | 'taken'> {
-    const rows: Array<{ claimed: boolean }> = await this.dataSource.query(
+    const rows: Array<{ open: boolean; claimed: boolean }> = await this.dataSource.query(
       `WITH target AS (
          SELECT d.id, d.attempts, (d.status IN ('pending', 'failed') AND d.series = $2
-                       AND (SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series) = $3 - 1) AS open
+                       AND ${ATTEMPTS_IN_SERIES} = $3 - 1) AS open
          FROM dispatcher.delivery d WHERE d.id = $1
        ), claimed AS (
          -- d.attempts is checked again on the row as it is when the update takes it: an attempt recorded
@@ -460,8 +463,8 @@ export class DeliveriesRepository {
        SELECT t.open, EXISTS (SELECT 1 FROM claimed) AS claimed FROM target t`,
       [deliveryId, series, attemptNo, claimant, staleMs],
     );
-    const row = rows[0] as { open: boolean; claimed: boolean } | undefined;
-    if (!row || !row.open) return 'made';
+    const row = rows.at(0);
+    if (!row?.open) return 'made';
     return row.claimed ? 'claimed' : 'taken';
   }
 
