@@ -10,10 +10,10 @@ const PAGE = 200;
 
 /**
  * E-mails survive the loss of Redis's data. Each one (but sign-in links) is kept in `pending_email`
- * until its job finishes; every JOB_RECOVERY_INTERVAL_MS this sweep queues again those whose job made
- * no progress for JOB_RECOVERY_AFTER_MS beyond its longest back-off, and marks them as progressing,
- * so the next sweeps give the new job as long. Every instance sweeps: the job ids make their sweeps
- * one job per period.
+ * until its job finishes; every JOB_RECOVERY_INTERVAL_MS this sweep claims those whose job made no
+ * progress for JOB_RECOVERY_AFTER_MS beyond its longest back-off, marking them as progressing so the
+ * next sweeps give the new job as long, and queues them again. Every instance sweeps; each e-mail is
+ * claimed by one of them.
  */
 @Injectable()
 export class EmailRecoverySweep implements OnApplicationBootstrap, OnModuleDestroy {
@@ -43,9 +43,11 @@ export class EmailRecoverySweep implements OnApplicationBootstrap, OnModuleDestr
 
   async sweep(now: number): Promise<void> {
     const before = emailStalledBefore(now, this.times);
-    // Each page is marked as progressing, so the next read finds the ones after it.
+    // Each page is claimed (marked as progressing) before it is queued, so the next read finds the ones
+    // after it and another instance's sweep never queues the same e-mail under its own period's job id.
+    // Dying between the two leaves an e-mail to the sweeps after the next JOB_RECOVERY_AFTER_MS.
     for (;;) {
-      const stalled = await this.repository.stalledPendingEmails(before, PAGE);
+      const stalled = await this.repository.claimStalledPendingEmails(before, PAGE);
       if (stalled.length === 0) return;
       await this.email.requeue(stalled.map(({ jobId, job }) => ({ jobId, recoveryJobId: emailRecoveryJobId(jobId, now, this.times.recoverAfterMs), job: job as EmailJob })));
       this.recovered.inc(stalled.length);

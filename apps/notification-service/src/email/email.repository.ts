@@ -111,11 +111,19 @@ export class EmailRepository {
     await this.dataSource.query(`DELETE FROM notifications.pending_email WHERE job_id = $1`, [jobId]);
   }
 
-  /** Pending e-mails whose job made no progress since `before`, oldest first. */
-  async stalledPendingEmails(before: Date, limit: number): Promise<Array<{ jobId: string; job: unknown }>> {
-    return this.dataSource.query(
-      `SELECT job_id AS "jobId", job FROM notifications.pending_email WHERE progress_at < $1 ORDER BY progress_at LIMIT $2`,
+  /**
+   * Up to `limit` pending e-mails whose job made no progress since `before`, oldest first, each marked
+   * as progressing in the same statement: the caller queues them again, and no other sweep gets them
+   * (rows another sweep is claiming are skipped, not waited for).
+   */
+  async claimStalledPendingEmails(before: Date, limit: number): Promise<Array<{ jobId: string; job: unknown }>> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE notifications.pending_email p SET progress_at = now()
+       FROM (SELECT job_id FROM notifications.pending_email WHERE progress_at < $1 ORDER BY progress_at LIMIT $2 FOR UPDATE SKIP LOCKED) stalled
+       WHERE p.job_id = stalled.job_id
+       RETURNING p.job_id AS "jobId", p.job`,
       [before, limit],
-    );
+    )) as [Array<{ jobId: string; job: unknown }>, number];
+    return rows;
   }
 }

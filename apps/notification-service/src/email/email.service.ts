@@ -154,13 +154,12 @@ export class EmailService implements OnApplicationBootstrap {
     return { queued: true, jobId };
   }
 
-  /** E-mails whose jobs were lost, queued again under `recoveryJobId`, each kept pending as before. */
+  /** E-mails whose jobs were lost (claimed by the recovery sweep), queued again under `recoveryJobId`, each kept pending as before. */
   async requeue(emails: ReadonlyArray<{ jobId: string; recoveryJobId: string; job: EmailJob }>): Promise<void> {
     await this.jobs.addBulk(
       QueueName.Email,
       emails.map(({ recoveryJobId, job }) => ({ name: job.kind, data: job, opts: this.jobOptions(recoveryJobId) })),
     );
-    await this.repository.pendingEmailProgress(emails.map((email) => email.jobId));
   }
 
   async runJob(job: Job<EmailJob>): Promise<void> {
