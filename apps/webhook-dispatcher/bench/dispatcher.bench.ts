@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
@@ -45,6 +46,12 @@ export interface DispatcherBenchOptions {
 export interface Report {
   processes: number;
   throughput: { events: number; seconds: number; perSecond: number; cpuMsPerDelivery?: Record<string, number> };
+  /**
+   * The same number of events published while the dispatcher was paused, then delivered: its rate
+   * without the benchmark's publisher on the same cores, which the bare loop does not have beside it
+   * either. Printed beside the burst; the target is checked on the burst.
+   */
+  drain: { events: number; perSecond: number; ratio: number; cpuMsPerDelivery?: Record<string, number> };
   latency: { rate: number; events: number; p50Ms: number; p99Ms: number; maxMs: number };
   /**
    * Runs in the order alone, (hanging, alone, answering, alone) × `hangingRuns`, share, alone; rates are
@@ -216,6 +223,7 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline && !ids.every((id) => receiver.arrivals.has(id))) await sleep(20);
   };
+  const harness = (): Harness => ({ receiver, databaseUrl: database.url, org, publish, publishMany, waitFor });
 
   try {
     // Warm-up: connections, caches, JIT — of the failure paths too (timeouts, retries, the breaker
@@ -226,6 +234,9 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
     const warmIds = await publishMany(Array.from({ length: 1_000 }, (_, i) => (i % 10 === 0 ? warmHanging : warm)));
     await waitFor(warmIds.filter((id) => id.endsWith(warm)), 30_000);
     await sleep(2_500); // the hanging calls time out (2 s) and open the breaker
+    // And a burst as large as the measured one: after only the thousand events above, the first burst
+    // cost the dispatcher a third more CPU per delivery than the next one (still compiling its path).
+    await waitFor(await publishMany(Array.from({ length: o.throughputEvents }, () => warm)), 120_000);
 
     // 1. Throughput: a burst to one endpoint, counted from the first to the last arrival, with a run
     // of the bare loop (5.) just before and just after it: on a shared host a core's speed drifts
@@ -246,6 +257,7 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
       cpuMsPerDelivery: perDelivery(await stopCpu(() => classifyProcesses(database.url)), times.length),
     };
     const bareAfter = await bareUndiciLoop(base, o.concurrency, database.url);
+    const drain = await drainReadyBacklog(harness(), dispatcher, o.throughputEvents);
 
     // 2. Latency at a fixed rate.
     const paced = org('paced');
@@ -264,10 +276,9 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
     const latency = { rate: o.latencyRate, events: latencies.length, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), maxMs: round(latencies[latencies.length - 1]) };
 
     // 3. Isolation from a hanging endpoint that keeps getting events, then (4) from one holding a backlog.
-    const harness: Harness = { receiver, databaseUrl: database.url, org, publish, publishMany, waitFor };
-    const isolation = await runIsolation(harness, o);
-    const backlog = await runBacklog(harness, o, isolation.healthyAlonePerSecond.slice(-2));
-    const trickle = await runTrickleCost(harness, o);
+    const isolation = await runIsolation(harness(), o);
+    const backlog = await runBacklog(harness(), o, isolation.healthyAlonePerSecond.slice(-2));
+    const trickle = await runTrickleCost(harness(), o);
 
     // 5. The ceiling: the bare loop's mean over its two runs beside the burst.
     const bareUndiciPerSecond = Math.round((bareBefore.perSecond + bareAfter.perSecond) / 2);
@@ -278,6 +289,7 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
     return {
       processes: o.processes,
       throughput,
+      drain: { ...drain, ratio: Math.round((drain.perSecond / bareUndiciPerSecond) * 100) / 100 },
       latency,
       isolation,
       backlog,
@@ -413,6 +425,40 @@ async function runBacklog(h: Harness, o: DispatcherBenchOptions, aloneBefore: nu
     dropPercent: round(dropPercent(mean(aloneBefore), mean(rates))),
     dispatcherCpuMsPerDelivery: perDelivery(usage, deliveries)?.dispatcher,
   };
+}
+
+/**
+ * A burst that arrived while the dispatcher was not running: its processes are paused (SIGSTOP) while
+ * the events are published, and timed from when they go on to the last arrival.
+ */
+async function drainReadyBacklog(h: Harness, dispatcher: ServiceProcess, events: number): Promise<Omit<Report['drain'], 'ratio'>> {
+  const processes = serviceProcessIds(dispatcher);
+  const endpoint = h.org('drain');
+  for (const pid of processes) process.kill(pid, 'SIGSTOP');
+  let ids: string[];
+  try {
+    ids = await h.publishMany(Array.from({ length: events }, () => endpoint));
+  } finally {
+    for (const pid of processes.toReversed()) process.kill(pid, 'SIGCONT');
+  }
+  const started = performance.now();
+  const stopCpu = measureCpu();
+  await h.waitFor(ids, 120_000);
+  const times = ids.map((id) => h.receiver.arrivals.get(id)).filter((t): t is number => t !== undefined);
+  const perSecond = Math.round(times.length / ((Math.max(...times) - started) / 1000));
+  return { events: times.length, perSecond, cpuMsPerDelivery: perDelivery(await stopCpu(() => classifyProcesses(h.databaseUrl)), times.length) };
+}
+
+/** The service's process and, with SERVICE_PROCESSES above 1, its workers (Linux: /proc). */
+function serviceProcessIds(service: ServiceProcess): number[] {
+  const pid = service.pid;
+  if (pid === undefined) throw new Error('the dispatcher is not running');
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return [pid, ...(children ? children.split(/\s+/).map(Number) : [])];
+  } catch {
+    return [pid];
+  }
 }
 
 /** Seconds of each trickle measurement, after the onset (the hanging endpoint's calls timing out, its circuit opening). */
@@ -584,6 +630,8 @@ export function formatReport(report: Report): string {
       'CPU ms per delivery in the burst',
       formatCosts(report.throughput.cpuMsPerDelivery ?? {}) || NOT_MEASURED,
     ],
+    ['the same number delivered from a ready backlog', `${report.drain.perSecond} deliveries/s (ours/bare = ${report.drain.ratio})`],
+    ['CPU ms per delivery from the backlog', formatCosts(report.drain.cpuMsPerDelivery ?? {}) || NOT_MEASURED],
     [`latency at ${report.latency.rate} events/s`, `p50 ${report.latency.p50Ms} ms, p99 ${report.latency.p99Ms} ms, max ${report.latency.maxMs} ms (${report.latency.events} events)`],
     ...isolationRows(report.isolation),
     ...backlogRows(report.backlog),
