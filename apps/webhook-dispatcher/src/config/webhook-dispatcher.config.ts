@@ -116,8 +116,8 @@ export class WebhookDispatcherConfig extends IntegratorCallerConfig {
   /**
    * How long an event's first attempt waits, once its call is over, for others to share the statement
    * that logs it (the event is acked after it); the same for an event whose endpoint holds it back from
-   * the start. At a steady trickle this saves a database round trip per event; a burst fills its
-   * statements without waiting. 0 logs each at once.
+   * the start. At a steady trickle this saves a database round trip per event; in a burst a statement
+   * is written once a quarter of the intake slots wait for it (lingeringBatchSize). 0 logs each at once.
    */
   @IsInt()
   @Min(0)

@@ -36,6 +36,16 @@ describe('DeliveryRecorder', () => {
     expect(statements).toEqual([1, 1]);
   });
 
+  it('writes a burst in batches of a quarter of the intake slots at once, leaving only the rest to linger', async () => {
+    // 512 intake slots (the default): batches of 128, so the slots that are not waiting keep calling.
+    const { recorder: subject, statements } = recorder('1000');
+    const burst = Array.from({ length: 300 }, (_, i) => subject.firstAttempt(firstAttemptRecord(`event-${i}`)));
+    await Promise.all(burst.slice(0, 256));
+    expect(statements).toEqual([128, 128]);
+    await Promise.all(burst);
+    expect(statements).toEqual([128, 128, 44]);
+  });
+
   it('writes what lingers when the service stops, without waiting it out', async () => {
     const { recorder: subject, statements } = recorder('1000');
     const pending = subject.firstAttempt(firstAttemptRecord('event-1'));

@@ -31,8 +31,9 @@ export class DeliveryRecorder implements OnModuleDestroy {
     private readonly repository: DeliveriesRepository,
     config: WebhookDispatcherConfig,
   ) {
-    this.firstAttempts = new MicroBatcher((records) => this.repository.recordFirstAttempts(records), 500, config.WEBHOOK_RECORD_LINGER_MS);
-    this.heldDeliveries = new MicroBatcher((rows) => this.repository.insertDeliveries(rows, true), 500, config.WEBHOOK_RECORD_LINGER_MS);
+    const lingering = lingeringBatchSize(config.WEBHOOK_INTAKE_CONCURRENCY);
+    this.firstAttempts = new MicroBatcher((records) => this.repository.recordFirstAttempts(records), lingering, config.WEBHOOK_RECORD_LINGER_MS);
+    this.heldDeliveries = new MicroBatcher((rows) => this.repository.insertDeliveries(rows, true), lingering, config.WEBHOOK_RECORD_LINGER_MS);
   }
 
   /** Graceful shutdown: what was handed over is written first. */
@@ -72,4 +73,15 @@ export class DeliveryRecorder implements OnModuleDestroy {
     await this.repository.appendRepeatAttempt(record);
     return null;
   }
+}
+
+/**
+ * Rows a lingering batch holds before it is written without waiting out the linger. The events whose
+ * records wait in it hold intake slots, so it is a quarter of them: in a burst the other slots keep
+ * calling while a batch fills and is written. As large as the slots (500 against 512, as it was), a
+ * batch never filled while the rest of the slots waited for their endpoint, and every event of a
+ * burst waited the whole linger, which capped a backlog's delivery rate at slots ÷ linger.
+ */
+export function lingeringBatchSize(intakeConcurrency: number): number {
+  return Math.max(1, Math.min(500, Math.floor(intakeConcurrency / 4)));
 }
