@@ -8,6 +8,7 @@ import { OFFERS_MIGRATIONS } from './migrations/index.js';
 import { OffersController } from './offers/offers.controller.js';
 import { OFFERS_SCHEMA, OffersRepository } from './offers/offers.repository.js';
 import { OffersService } from './offers/offers.service.js';
+import { OfferWriter } from './offers/offer-writer.js';
 import { IdempotencyKeyCleaner } from './offers/idempotency-key.cleaner.js';
 import { WorkerOffersController } from './worker-app/worker-offers.controller.js';
 import { PortalOffers } from './portal-offers/portal-offers.js';
@@ -45,6 +46,7 @@ export class OffersApiModule {
         { provide: OffersApiConfig, useValue: config },
         DirectoryClient,
         OffersRepository,
+        OfferWriter,
         OffersService,
         PortalOffers,
         IdempotencyKeyCleaner,

@@ -24,6 +24,7 @@ import {
   planWithdrawal,
 } from './offer-rules.js';
 import { OfferDocumentCache } from './offer-document.cache.js';
+import { OfferWriter } from './offer-writer.js';
 import { type NewOffer, OFFERS_SCHEMA, OffersRepository } from './offers.repository.js';
 
 /** Offer ids are uuids: anything else is no offer (404) without asking the database. */
@@ -46,6 +47,7 @@ export class OffersService {
 
   constructor(
     private readonly repository: OffersRepository,
+    private readonly writer: OfferWriter,
     private readonly directory: DirectoryClient,
     private readonly relay: OutboxRelay,
   ) {}
@@ -70,7 +72,7 @@ export class OffersService {
     const message = outboxMessage(EventSubject.OfferCreated, event);
 
     if (!idempotencyKey) {
-      await this.repository.insertOffer(offer, message);
+      await this.writer.write({ offer, event: message });
       this.relay.publishCommitted([message]);
       return { offerId: offer.id, replayed: false };
     }
