@@ -1,7 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreatedWorker } from '@availability/platform-client';
-import { eventually, queryDatabase, startTestPlatform, startTestRedisServer, type TestPlatform, type TestRedisServer } from '@availability/testing';
+import {
+  eventually,
+  freePort,
+  queryDatabase,
+  ServiceProcess,
+  startTestPlatform,
+  startTestRedisServer,
+  type TestPlatform,
+  type TestRedisServer,
+} from '@availability/testing';
 import { call, EventPublisher, offerCreated, sleep } from './helpers.js';
 
 /**
@@ -50,8 +59,8 @@ async function register(worker: CreatedWorker, token: string): Promise<string> {
   return result.json.id;
 }
 
-async function pushesTo(token: string): Promise<Array<{ eventId: string; success: boolean }>> {
-  const result = await call<{ pushes: Array<{ eventId: string; success: boolean }> }>(service, 'GET', `/dev/push-log?token=${encodeURIComponent(token)}`);
+async function pushesTo(token: string, instance = service): Promise<Array<{ eventId: string; success: boolean }>> {
+  const result = await call<{ pushes: Array<{ eventId: string; success: boolean }> }>(instance, 'GET', `/dev/push-log?token=${encodeURIComponent(token)}`);
   return result.json.pushes;
 }
 
@@ -155,5 +164,57 @@ describe('push recovery', () => {
     await sleep(300);
     expect(await pushesTo(token)).toEqual([]);
     expect((await statuses(eventId)).size).toBe(0);
+  });
+});
+
+describe('push recovery with two instances', () => {
+  let second: ServiceProcess;
+
+  beforeAll(async () => {
+    second = await ServiceProcess.start({ app: 'notification-service', port: await freePort(), env: platform.env });
+  });
+
+  afterAll(async () => {
+    await second?.stop();
+  });
+
+  // Both take the event's jobs and both sweep, every 250 ms across periods of 1.5 s: recovery jobs of
+  // different periods and instances ask for the same devices, and the device claims let one of them push.
+  it('sends each device whose retry Redis lost one push, whichever instance sweeps', async () => {
+    const crowd = await platform.admin.createWorkers(organisationId, Array.from({ length: 20 }, (_, i) => ({ name: `Crowd ${i}` })));
+    const tokens = crowd.map((_, i) => newToken(`crowd-${i}`));
+    const deviceIds = await Promise.all(crowd.map((worker, i) => register(worker, tokens[i])));
+    const instances = [service, second.url];
+    // The recording transport is each process's own: both refuse these devices for now.
+    const failures = Object.fromEntries(tokens.map((token) => [token, 'messaging/server-unavailable']));
+    for (const instance of instances) await call(instance, 'PUT', '/dev/push-failures', undefined, { failures });
+    const event = offerCreated(organisationId, crowd.map((worker) => worker.id), 'Lost retries, two instances');
+    await events.publish('offers.created', event);
+    await eventually(
+      async () => {
+        const outcome = await statuses(event.eventId);
+        return deviceIds.every((id) => outcome.get(id) === 'retrying');
+      },
+      10_000,
+      'every device waiting for its retry',
+    );
+
+    await redis.loseData();
+    for (const instance of instances) await call(instance, 'DELETE', '/dev/push-failures');
+
+    await eventually(
+      async () => {
+        const outcome = await statuses(event.eventId);
+        return deviceIds.every((id) => outcome.get(id) === 'sent');
+      },
+      20_000,
+      'every device to get its push',
+    );
+    await eventually(async () => !(await pendingFanOut(event.eventId)), 5_000, 'the fan-out to be finished');
+    await sleep(1_000); // a repeat would come from a sweep after the fan-out's last push
+    for (const token of tokens) {
+      const pushes = (await Promise.all(instances.map((instance) => pushesTo(token, instance)))).flat();
+      expect(pushes.filter((push) => push.success).map((push) => push.eventId)).toEqual([event.eventId]);
+    }
   });
 });
