@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { createDataSource, migrate } from '@availability/service-core';
-import { createTestDatabase, queryDatabase, type TestDatabase } from '@availability/testing';
+import { queryDatabase, type TestDatabase } from '@availability/testing';
 import type { NotificationServiceConfig } from '../src/config/notification-service.config.js';
-import { NOTIFICATIONS_SCHEMA } from '../src/devices/devices.repository.js';
 import { EmailRecoverySweep } from '../src/email/email-recovery-sweep.js';
 import { EmailRepository } from '../src/email/email.repository.js';
 import type { EmailService } from '../src/email/email.service.js';
-import { NOTIFICATIONS_MIGRATIONS } from '../src/migrations/index.js';
+import { notificationsDatabase } from './helpers.js';
 
 /**
  * The e-mail recovery sweeps of several instances on real PostgreSQL: an e-mail whose job was lost is
@@ -43,15 +41,7 @@ async function lostEmails(count: number): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  dataSource = await createDataSource({
-    url: database.url,
-    schema: NOTIFICATIONS_SCHEMA,
-    migrations: NOTIFICATIONS_MIGRATIONS,
-    poolSize: 6,
-    applicationName: 'email-recovery-spec',
-  }).initialize();
-  await migrate(dataSource, NOTIFICATIONS_SCHEMA);
+  ({ database, dataSource } = await notificationsDatabase('email-recovery-spec'));
   repository = new EmailRepository(dataSource);
 });
 

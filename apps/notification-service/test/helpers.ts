@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { OfferCreatedEvent } from '@availability/contracts';
-import type { TestEventNamespace } from '@availability/testing';
+import type { DataSource } from 'typeorm';
+import { createDataSource, migrate } from '@availability/service-core';
+import { createTestDatabase, type TestDatabase, type TestEventNamespace } from '@availability/testing';
+import { NOTIFICATIONS_SCHEMA } from '../src/devices/devices.repository.js';
+import { NOTIFICATIONS_MIGRATIONS } from '../src/migrations/index.js';
 
 /** Publishes events to a test namespace's stream exactly as the services' outbox relays do. */
 export class EventPublisher {
@@ -61,4 +65,12 @@ export async function call<T = unknown>(baseUrl: string, method: string, path: s
   });
   const text = await response.text();
   return { status: response.status, json: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** A fresh database with notification-service's schema, and a connection pool to it, for tests of its repositories. */
+export async function notificationsDatabase(applicationName: string): Promise<{ database: TestDatabase; dataSource: DataSource }> {
+  const database = await createTestDatabase();
+  const dataSource = await createDataSource({ url: database.url, schema: NOTIFICATIONS_SCHEMA, migrations: NOTIFICATIONS_MIGRATIONS, poolSize: 6, applicationName }).initialize();
+  await migrate(dataSource, NOTIFICATIONS_SCHEMA);
+  return { database, dataSource };
 }

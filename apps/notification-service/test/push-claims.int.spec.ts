@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { createDataSource, migrate } from '@availability/service-core';
-import { createTestDatabase, type TestDatabase } from '@availability/testing';
+import { createDataSource } from '@availability/service-core';
+import type { TestDatabase } from '@availability/testing';
 import { DevicesRepository, NOTIFICATIONS_SCHEMA } from '../src/devices/devices.repository.js';
 import { NOTIFICATIONS_MIGRATIONS } from '../src/migrations/index.js';
 import type { PushTarget } from '../src/push/fan-out.js';
 import { PushRepository } from '../src/push/push.repository.js';
 import { WebPushSubscriptionsRepository } from '../src/web-push/web-push-subscriptions.repository.js';
+import { notificationsDatabase } from './helpers.js';
 
 /** The (event, device) claim on real PostgreSQL: two jobs never both get a device (or Web Push subscription) for one event. */
 let database: TestDatabase;
@@ -19,15 +20,7 @@ const event = { eventId: '5b0c3a59-7d5e-4c1a-9f3e-2a1b0c9d8e7f', offerId: '0e4f1
 const NONE_ABANDONED = new Date(0);
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  dataSource = await createDataSource({
-    url: database.url,
-    schema: NOTIFICATIONS_SCHEMA,
-    migrations: NOTIFICATIONS_MIGRATIONS,
-    poolSize: 6,
-    applicationName: 'push-claims-spec',
-  }).initialize();
-  await migrate(dataSource, NOTIFICATIONS_SCHEMA);
+  ({ database, dataSource } = await notificationsDatabase('push-claims-spec'));
   const devices = new DevicesRepository(dataSource);
   push = new PushRepository(dataSource);
   targets = [];

@@ -69,6 +69,11 @@ async function statuses(eventId: string): Promise<Map<string, string>> {
   return new Map(rows.map((row) => [row.device_id, row.status]));
 }
 
+async function everyDevice(eventId: string, deviceIds: string[], status: string): Promise<boolean> {
+  const outcome = await statuses(eventId);
+  return deviceIds.every((id) => outcome.get(id) === status);
+}
+
 async function pendingFanOut(eventId: string): Promise<boolean> {
   return (await queryDatabase(platform.database.url, 'SELECT 1 FROM notifications.pending_fan_out WHERE event_id = $1', [eventId])).length > 0;
 }
@@ -190,26 +195,12 @@ describe('push recovery with two instances', () => {
     for (const instance of instances) await call(instance, 'PUT', '/dev/push-failures', undefined, { failures });
     const event = offerCreated(organisationId, crowd.map((worker) => worker.id), 'Lost retries, two instances');
     await events.publish('offers.created', event);
-    await eventually(
-      async () => {
-        const outcome = await statuses(event.eventId);
-        return deviceIds.every((id) => outcome.get(id) === 'retrying');
-      },
-      10_000,
-      'every device waiting for its retry',
-    );
+    await eventually(() => everyDevice(event.eventId, deviceIds, 'retrying'), 10_000, 'every device waiting for its retry');
 
     await redis.loseData();
     for (const instance of instances) await call(instance, 'DELETE', '/dev/push-failures');
 
-    await eventually(
-      async () => {
-        const outcome = await statuses(event.eventId);
-        return deviceIds.every((id) => outcome.get(id) === 'sent');
-      },
-      20_000,
-      'every device to get its push',
-    );
+    await eventually(() => everyDevice(event.eventId, deviceIds, 'sent'), 20_000, 'every device to get its push');
     await eventually(async () => !(await pendingFanOut(event.eventId)), 5_000, 'the fan-out to be finished');
     await sleep(1_000); // a repeat would come from a sweep after the fan-out's last push
     for (const token of tokens) {
