@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { createDataSource, migrate } from '@availability/service-core';
 import { createTestDatabase, queryDatabase, type TestDatabase } from '@availability/testing';
 import { OFFERS_MIGRATIONS } from '../src/migrations/index.js';
-import { type OfferWrite, OfferWriter } from '../src/offers/offer-writer.js';
+import { type OfferWrite, OfferWriter, writtenAlready } from '../src/offers/offer-writer.js';
 import { OFFERS_SCHEMA, OffersRepository } from '../src/offers/offers.repository.js';
 
 /** Offers written together on real PostgreSQL: each stored whole, as one written alone would be, or not at all. */
@@ -91,5 +91,13 @@ describe('offers written together', () => {
     for (const write of writes) expectStoredAsWritten(write, await stored(write));
     const left = await stored(refused);
     expect([left.offer, left.recipients, left.outbox]).toEqual([undefined, [], []]);
+  });
+
+  it('knows the error of an offer written twice for what it is', async () => {
+    const write = offerWrite('twice', 2);
+    await repository.insertOffers([write]);
+    const error = await repository.insertOffers([write]).catch((caught: unknown) => caught);
+    expect(writtenAlready(error)).toBe(true);
+    expect(writtenAlready(await repository.insertOffers([offerWrite('y'.repeat(201), 1)]).catch((caught: unknown) => caught))).toBe(false);
   });
 });

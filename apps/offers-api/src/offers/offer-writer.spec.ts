@@ -43,6 +43,21 @@ describe('OfferWriter', () => {
     expect(statements).toEqual([['a', 'refused', 'c'], ['a'], ['refused'], ['c']]);
   });
 
+  it('counts an offer found written already as written: the shared statement committed, its answer lost', async () => {
+    const statements: number[] = [];
+    const repository = {
+      insertOffers: async (writes: OfferWrite[]) => {
+        statements.push(writes.length);
+        await Promise.resolve();
+        if (writes.length > 1) throw new Error('Connection terminated unexpectedly');
+        throw Object.assign(new Error('duplicate key value violates unique constraint "offer_pkey"'), { code: '23505', constraint: 'offer_pkey' });
+      },
+    } as unknown as OffersRepository;
+    const subject = new OfferWriter(repository);
+    await Promise.all(['a', 'b'].map((title) => subject.write(offerWrite(title))));
+    expect(statements).toEqual([2, 1, 1]);
+  });
+
   it('writes an offer to many workers alone, at once', async () => {
     const { writer: subject, statements } = writer();
     await Promise.all([subject.write(offerWrite('a')), subject.write(offerWrite('big', BATCHED_OFFER_MAX_WORKERS + 1)), subject.write(offerWrite('c'))]);

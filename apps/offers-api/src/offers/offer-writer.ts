@@ -19,7 +19,8 @@ const MAX_BATCH = 32;
  * requests reach this point in one turn of the event loop share one statement and one commit
  * (INSERT_OFFERS): under load, each costs PostgreSQL and this process far less; alone, an offer is
  * written at once, as before. The database refusing a batch does not fail its neighbours: each offer
- * is then written alone, and only the ones refused again fail their request.
+ * is then written alone, and only the ones refused again fail their request (one found written
+ * already was committed by the batch).
  */
 @Injectable()
 export class OfferWriter implements OnModuleDestroy {
@@ -46,6 +47,19 @@ export class OfferWriter implements OnModuleDestroy {
       if (writes.length === 1) return [error as Error];
     }
     const outcomes = await Promise.allSettled(writes.map((write) => this.repository.insertOffers([write])));
-    return outcomes.map((outcome) => (outcome.status === 'fulfilled' ? null : (outcome.reason as Error)));
+    return outcomes.map((outcome) => (outcome.status === 'fulfilled' || writtenAlready(outcome.reason) ? null : (outcome.reason as Error)));
   }
+}
+
+/** The keys a second write of the same offer collides on (PostgreSQL names whichever it meets first). */
+const OFFER_WRITE_KEYS = new Set(['offer_pkey', 'outbox_event_id_key']);
+
+/**
+ * The offer is in the database already: the shared statement committed, though its answer was lost
+ * (the connection dropped just after the commit). Offer and event ids are random UUIDs made for their
+ * request, so nothing else could have written either.
+ */
+export function writtenAlready(error: unknown): boolean {
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === '23505' && typeof constraint === 'string' && OFFER_WRITE_KEYS.has(constraint);
 }
