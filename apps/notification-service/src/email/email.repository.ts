@@ -117,13 +117,15 @@ export class EmailRepository {
    * (rows another sweep is claiming are skipped, not waited for).
    */
   async claimStalledPendingEmails(before: Date, limit: number): Promise<Array<{ jobId: string; job: unknown }>> {
-    const [rows] = (await this.dataSource.query(
-      `UPDATE notifications.pending_email p SET progress_at = now()
-       FROM (SELECT job_id FROM notifications.pending_email WHERE progress_at < $1 ORDER BY progress_at LIMIT $2 FOR UPDATE SKIP LOCKED) stalled
-       WHERE p.job_id = stalled.job_id
-       RETURNING p.job_id AS "jobId", p.job`,
+    return this.dataSource.query(
+      `WITH claimed AS (
+         UPDATE notifications.pending_email p SET progress_at = now()
+         FROM (SELECT job_id FROM notifications.pending_email WHERE progress_at < $1 ORDER BY progress_at LIMIT $2 FOR UPDATE SKIP LOCKED) stalled
+         WHERE p.job_id = stalled.job_id
+         RETURNING p.job_id, p.job
+       )
+       SELECT job_id AS "jobId", job FROM claimed`,
       [before, limit],
-    )) as [Array<{ jobId: string; job: unknown }>, number];
-    return rows;
+    );
   }
 }
