@@ -123,6 +123,31 @@ describe('POST /offer', () => {
     expect(recipients.every((r, i) => i === 0 || r.id > recipients[i - 1].id)).toBe(true);
   });
 
+  it('offers sent at once are written together, and each reads back as sent with its own event', async () => {
+    // An organisation of its own: the other tests count the offers their workers were sent.
+    const umbrella = await seedOrganisation(platform.admin, { name: 'Umbrella Staffing', workers: 12 });
+    const umbrellaSender = anonymous.as(umbrella.apiKey);
+    const bodies = Array.from({ length: 60 }, (_, i) => {
+      const named = ids(umbrella, 1 + (i % 12)).reverse();
+      return offerBody(umbrella.user.id, named, { title: `Shift ${i}` });
+    });
+    const created = await Promise.all(bodies.map((body) => umbrellaSender.createOffer(body)));
+    expect(created.map((result) => result.status)).toEqual(bodies.map(() => 201));
+
+    for (const [i, result] of created.entries()) {
+      const offer = (await umbrellaSender.getOffer(result.text)).json;
+      expect([offer.title, offer.recipients.map((r) => r.workerId)]).toEqual([bodies[i].title, bodies[i].workerIds]);
+    }
+    const events = await eventually(async () => {
+      const found = (await platform.events.messages('offers.created')).filter((m) => m.data.organisationId === umbrella.organisation.id);
+      return found.length >= created.length && found;
+    });
+    expect(events.map((m) => m.data.offerId).sort()).toEqual(created.map((result) => result.text).sort());
+    // Offers committed together share their transaction's time: fewer times than offers.
+    const times = await queryDatabase<{ n: number }>(platform.database.url, 'SELECT count(DISTINCT created_at)::int AS n FROM offers.offer WHERE organisation_id = $1', [umbrella.organisation.id]);
+    expect(times[0].n).toBeLessThan(created.length);
+  });
+
   it('matches request property names case-insensitively, at every level', async () => {
     const body = offerBody(acme.user.id, ids(acme, 1));
     const shouty = {
