@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { createDataSource, migrate } from '@availability/service-core';
-import { createTestDatabase, queryDatabase, type TestDatabase } from '@availability/testing';
+import { AnswerDroppingProxy, createTestDatabase, queryDatabase, type TestDatabase } from '@availability/testing';
 import { OFFERS_MIGRATIONS } from '../src/migrations/index.js';
 import { type OfferWrite, OfferWriter, writtenAlready } from '../src/offers/offer-writer.js';
-import { OFFERS_SCHEMA, OffersRepository } from '../src/offers/offers.repository.js';
+import { INSERT_OFFERS, OFFERS_SCHEMA, OffersRepository } from '../src/offers/offers.repository.js';
 
 /** Offers written together on real PostgreSQL: each stored whole, as one written alone would be, or not at all. */
 let database: TestDatabase;
@@ -99,5 +99,23 @@ describe('offers written together', () => {
     const error = await repository.insertOffers([write]).catch((caught: unknown) => caught);
     expect(writtenAlready(error)).toBe(true);
     expect(writtenAlready(await repository.insertOffers([offerWrite('y'.repeat(201), 1)]).catch((caught: unknown) => caught))).toBe(false);
+  });
+
+  it('offers whose shared statement committed but whose answer was lost are each answered as written, once', async () => {
+    // The connection drops between PostgreSQL's commit and its answer reaching offers-api.
+    const proxy = await AnswerDroppingProxy.start(database.url);
+    const throughProxy = await createDataSource({ url: proxy.urlFor(database.url), schema: OFFERS_SCHEMA, migrations: OFFERS_MIGRATIONS, poolSize: 4, applicationName: 'offer-writer-lost-answer' }).initialize();
+    try {
+      const writer = new OfferWriter(new OffersRepository(throughProxy));
+      const writes = Array.from({ length: 5 }, (_, i) => offerWrite(`lost answer ${i}`, 1 + i));
+      const dropped = proxy.dropAnswerTo(INSERT_OFFERS.name);
+      const outcomes = await Promise.allSettled(writes.map((write) => writer.write(write)));
+      await dropped; // the shared statement ran, committed, and its answer was lost
+      expect(outcomes.map((o) => o.status)).toEqual(writes.map(() => 'fulfilled'));
+      for (const write of writes) expectStoredAsWritten(write, await stored(write));
+    } finally {
+      await throughProxy.destroy();
+      await proxy.stop();
+    }
   });
 });
