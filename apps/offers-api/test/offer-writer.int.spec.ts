@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { createDataSource, migrate } from '@availability/service-core';
-import { AnswerDroppingProxy, createTestDatabase, queryDatabase, type TestDatabase } from '@availability/testing';
+import { DatabaseProxy, createTestDatabase, queryDatabase, type TestDatabase } from '@availability/testing';
 import { OFFERS_MIGRATIONS } from '../src/migrations/index.js';
 import { type OfferWrite, OfferWriter, writtenAlready } from '../src/offers/offer-writer.js';
 import { INSERT_OFFERS, OFFERS_SCHEMA, OffersRepository } from '../src/offers/offers.repository.js';
@@ -103,7 +103,7 @@ describe('offers written together', () => {
 
   it('offers whose shared statement committed but whose answer was lost are each answered as written, once', async () => {
     // The connection drops between PostgreSQL's commit and its answer reaching offers-api.
-    const proxy = await AnswerDroppingProxy.start(database.url);
+    const proxy = await DatabaseProxy.start(database.url);
     const throughProxy = await createDataSource({ url: proxy.urlFor(database.url), schema: OFFERS_SCHEMA, migrations: OFFERS_MIGRATIONS, poolSize: 4, applicationName: 'offer-writer-lost-answer' }).initialize();
     try {
       const writer = new OfferWriter(new OffersRepository(throughProxy));

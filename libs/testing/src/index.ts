@@ -15,4 +15,4 @@ export * from './test-redis-sentinels.js';
 export * from './test-nats-cluster.js';
 export * from './test-push-service.js';
 export * from './generic-plans.js';
-export * from './answer-dropping-proxy.js';
+export * from './database-proxy.js';

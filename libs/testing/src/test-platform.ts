@@ -42,15 +42,20 @@ export async function startTestPortal(platform: TestPlatform, port: number, env:
   });
 }
 
+export interface TestPlatformOptions extends TestEventNamespaceOptions {
+  /** The address the services are given for the database (e.g. a DatabaseProxy's); the test's own queries use the real one. */
+  serviceDatabaseUrl?: (url: string) => string;
+}
+
 /** `natsCluster`: on a three-node NATS cluster with the stream replicated three times (`platform.events.cluster`). */
-export async function startTestPlatform(apps: string[], extraEnv: Record<string, string> = {}, options: TestEventNamespaceOptions = {}): Promise<TestPlatform> {
+export async function startTestPlatform(apps: string[], extraEnv: Record<string, string> = {}, options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const database = await createTestDatabase();
   const events = await createTestEventNamespace(options);
   // One signing key for every service of the run, generated now: contact-directory and webhook-dispatcher
   // both sign v1a, and the dispatcher publishes the key.
   const env = {
     ...events.env,
-    DATABASE_URL: database.url,
+    DATABASE_URL: options.serviceDatabaseUrl?.(database.url) ?? database.url,
     DIRECTORY_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     WEBHOOK_SIGNING_KEYS: generateSigningKeysJson(`test-${randomBytes(4).toString('hex')}`),
     // notification-service's Web Push identity (VAPID), generated now like the signing key.
