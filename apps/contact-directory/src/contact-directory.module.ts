@@ -38,13 +38,7 @@ export class ContactDirectoryModule {
       global: true,
       imports: [
         createLoggerModule(SERVICE_NAME, config),
-        DatabaseModule.forRoot(() => ({
-          url: config.DATABASE_URL,
-          schema: DIRECTORY_SCHEMA,
-          migrations: DIRECTORY_MIGRATIONS,
-          poolSize: config.DATABASE_POOL_SIZE,
-          applicationName: SERVICE_NAME,
-        })),
+        DatabaseModule.forService(config, { service: SERVICE_NAME, schema: DIRECTORY_SCHEMA, migrations: DIRECTORY_MIGRATIONS }),
         NatsModule.forService(SERVICE_NAME, config),
         EventStreamModule.forService(config),
         BusHandlersModule.forService(SERVICE_NAME, config),

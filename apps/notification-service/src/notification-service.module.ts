@@ -79,13 +79,7 @@ export class NotificationServiceModule {
       global: true,
       imports: [
         createLoggerModule(SERVICE_NAME, config),
-        DatabaseModule.forRoot(() => ({
-          url: config.DATABASE_URL,
-          schema: NOTIFICATIONS_SCHEMA,
-          migrations: NOTIFICATIONS_MIGRATIONS,
-          poolSize: config.DATABASE_POOL_SIZE,
-          applicationName: SERVICE_NAME,
-        })),
+        DatabaseModule.forService(config, { service: SERVICE_NAME, schema: NOTIFICATIONS_SCHEMA, migrations: NOTIFICATIONS_MIGRATIONS }),
         NatsModule.forService(SERVICE_NAME, config),
         BusHandlersModule.forService(SERVICE_NAME, config, {
           concurrency: config.EVENT_CONCURRENCY,

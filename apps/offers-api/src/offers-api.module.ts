@@ -24,13 +24,7 @@ export class OffersApiModule {
       global: true,
       imports: [
         createLoggerModule(SERVICE_NAME, config),
-        DatabaseModule.forRoot(() => ({
-          url: config.DATABASE_URL,
-          schema: OFFERS_SCHEMA,
-          migrations: OFFERS_MIGRATIONS,
-          poolSize: config.DATABASE_POOL_SIZE,
-          applicationName: SERVICE_NAME,
-        })),
+        DatabaseModule.forService(config, { service: SERVICE_NAME, schema: OFFERS_SCHEMA, migrations: OFFERS_MIGRATIONS }),
         NatsModule.forService(SERVICE_NAME, config),
         EventStreamModule.forService(config),
         OutboxModule.forRoot(() => ({

@@ -40,13 +40,7 @@ export class WebhookDispatcherModule {
       global: true,
       imports: [
         createLoggerModule(SERVICE_NAME, config),
-        DatabaseModule.forRoot(() => ({
-          url: config.DATABASE_URL,
-          schema: DISPATCHER_SCHEMA,
-          migrations: DISPATCHER_MIGRATIONS,
-          poolSize: config.DATABASE_POOL_SIZE,
-          applicationName: SERVICE_NAME,
-        })),
+        DatabaseModule.forService(config, { service: SERVICE_NAME, schema: DISPATCHER_SCHEMA, migrations: DISPATCHER_MIGRATIONS }),
         NatsModule.forService(SERVICE_NAME, config),
         // Portal user tokens, checked by contact-directory over NATS and cached, as every service checks credentials.
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),

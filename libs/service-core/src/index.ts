@@ -5,6 +5,7 @@ export * from './config/production-rules.js';
 export * from './config/service.config.js';
 export * from './database/database.module.js';
 export * from './database/prepared.js';
+export * from './database/database-unavailable.js';
 export * from './database/migrate-entry.js';
 export * from './health/health.module.js';
 export * from './http/api-version.guard.js';

@@ -502,6 +502,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     OffersController_get: {
@@ -549,6 +560,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -622,6 +644,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     OffersController_withdraw: {
@@ -667,6 +700,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -724,6 +768,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -792,6 +847,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -874,6 +940,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     PortalOffersController_withdraw: {
@@ -935,6 +1012,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     WorkerOffersController_list: {
@@ -973,6 +1061,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1024,6 +1123,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1088,6 +1198,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before repeating */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

@@ -40,6 +40,18 @@ export class ServiceConfig {
   @Max(200)
   DATABASE_POOL_SIZE = 20;
 
+  /** How long a statement waits for a database connection before its request answers 503 (docs/operator-guide.md). */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+
+  /** How long a statement waits for its answer before its request answers 503; migrations have no limit. */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DATABASE_QUERY_TIMEOUT_MS = 30_000;
+
   /** Comma-separated NATS server URLs. */
   @IsString()
   NATS_URL = 'nats://127.0.0.1:4222';

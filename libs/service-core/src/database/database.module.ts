@@ -2,6 +2,9 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import pg from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
+import type { ServiceConfig } from '../config/service.config.js';
+
+type DatabaseSettings = Pick<ServiceConfig, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_QUERY_TIMEOUT_MS'>;
 
 // bigint ids (bigserial) come back as numbers: they stay far below 2^53 and the spec types them integer.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
@@ -13,7 +16,22 @@ export interface DatabaseOptions {
   migrations: Array<new () => MigrationInterface>;
   poolSize: number;
   applicationName: string;
+  /**
+   * How long a statement waits for a connection, new or from the pool, before it fails (and its
+   * request answers 503). Without it a request waits as long as the kernel keeps trying to reach an
+   * unreachable server, minutes. Default 5 s.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * How long a statement waits for its answer before it fails (its request answering 503): a server
+   * cut off without a word (a network partition) never answers. 0: no limit, for migrations, whose
+   * statements may rightly run for minutes. Default 30 s.
+   */
+  queryTimeoutMs?: number;
 }
+
+/** Idle time before TCP keep-alive probes start, so a connection whose server vanished is dropped, not reused. */
+const KEEP_ALIVE_DELAY_MS = 10_000;
 
 export function createDataSource(options: DatabaseOptions): DataSource {
   return new DataSource({
@@ -25,7 +43,14 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     migrationsTransactionMode: 'each',
     synchronize: false,
     logging: false,
-    extra: { max: options.poolSize, application_name: options.applicationName },
+    extra: {
+      max: options.poolSize,
+      application_name: options.applicationName,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+      query_timeout: options.queryTimeoutMs === 0 ? undefined : (options.queryTimeoutMs ?? 30_000),
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
+    },
   });
 }
 
@@ -46,9 +71,48 @@ export async function migrate(dataSource: DataSource, schema: string): Promise<v
   }
 }
 
-/** One way for every service to reach its database: a migrated TypeORM DataSource. */
+/** A service's own schema and the migrations that make it. */
+export interface ServiceMigrations {
+  service: string;
+  schema: string;
+  migrations: Array<new () => MigrationInterface>;
+}
+
+/**
+ * Applies a service's pending migrations and returns, under the same advisory lock the service takes
+ * at start-up, so either order is safe: a deployment runs this before the new version starts
+ * (deploy/kubernetes: the migrations Job) only to take the step out of the rollout.
+ */
+export async function migrateAlone(databaseUrl: string, { service, schema, migrations }: ServiceMigrations, connectTimeoutMs?: number): Promise<void> {
+  // Two connections: one holds the advisory lock while the other applies the migrations, which may
+  // rightly take minutes (no statement timeout).
+  const dataSource = await createDataSource({ url: databaseUrl, schema, migrations, poolSize: 2, applicationName: `${service}-migrate`, connectTimeoutMs, queryTimeoutMs: 0 }).initialize();
+  try {
+    await migrate(dataSource, schema);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
+ * One way for every service to reach its database: a TypeORM DataSource on a migrated schema. The
+ * migrations run first, on connections of their own without the statement timeout.
+ */
 @Module({})
 export class DatabaseModule {
+  /** A service's database as its configuration sets it (DATABASE_*). */
+  static forService(config: DatabaseSettings, { service, schema, migrations }: ServiceMigrations): DynamicModule {
+    return DatabaseModule.forRoot(() => ({
+      url: config.DATABASE_URL,
+      schema,
+      migrations,
+      poolSize: config.DATABASE_POOL_SIZE,
+      connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+      queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+      applicationName: service,
+    }));
+  }
+
   static forRoot(options: () => DatabaseOptions): DynamicModule {
     return {
       module: DatabaseModule,
@@ -57,9 +121,9 @@ export class DatabaseModule {
           useFactory: () => ({}),
           dataSourceFactory: async () => {
             const resolved = options();
-            const dataSource = await createDataSource(resolved).initialize();
-            await migrate(dataSource, resolved.schema);
-            return dataSource;
+            const { url, schema, migrations, applicationName } = resolved;
+            await migrateAlone(url, { service: applicationName, schema, migrations }, resolved.connectTimeoutMs);
+            return createDataSource(resolved).initialize();
           },
         }),
       ],

@@ -1,30 +1,7 @@
 import pino from 'pino';
-import type { MigrationInterface } from 'typeorm';
 import { loadConfig } from '../config/load-config.js';
 import { ServiceConfig } from '../config/service.config.js';
-import { createDataSource, migrate } from './database.module.js';
-
-/** A service's own schema and the migrations that make it. */
-export interface ServiceMigrations {
-  service: string;
-  schema: string;
-  migrations: Array<new () => MigrationInterface>;
-}
-
-/**
- * Applies a service's pending migrations and returns, under the same advisory lock the service takes
- * at start-up, so either order is safe: a deployment runs this before the new version starts
- * (deploy/kubernetes: the migrations Job) only to take the step out of the rollout.
- */
-export async function migrateAlone(databaseUrl: string, { service, schema, migrations }: ServiceMigrations): Promise<void> {
-  // Two connections: one holds the advisory lock while the other applies the migrations.
-  const dataSource = await createDataSource({ url: databaseUrl, schema, migrations, poolSize: 2, applicationName: `${service}-migrate` }).initialize();
-  try {
-    await migrate(dataSource, schema);
-  } finally {
-    await dataSource.destroy();
-  }
-}
+import { migrateAlone, type ServiceMigrations } from './database.module.js';
 
 /**
  * A service's `migrate.js` entry (`node dist/apps/<service>/src/migrate.js`): reads DATABASE_URL and

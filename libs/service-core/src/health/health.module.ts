@@ -1,4 +1,4 @@
-import { Controller, type DynamicModule, Get, Inject, Injectable, Module, type Type } from '@nestjs/common';
+import { Controller, type DynamicModule, Get, Inject, Injectable, Logger, Module, ServiceUnavailableException, type Type } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
   HealthCheck,
@@ -8,6 +8,7 @@ import {
   TerminusModule,
 } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
+import { ProblemException } from '../http/problem.js';
 
 /** A dependency the service cannot work without; `/health` reports each one. */
 export interface HealthContributor {
@@ -34,17 +35,29 @@ export class DatabaseHealth implements HealthContributor {
 @ApiExcludeController()
 @Controller('health')
 class HealthController {
+  private readonly logger = new Logger('Health');
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     @Inject(HEALTH_CONTRIBUTORS) private readonly contributors: HealthContributor[],
   ) {}
 
-  /** Readiness: every dependency answers. 503 when one does not. */
+  /**
+   * Readiness: every dependency answers. 503 when one does not, naming it (not why: the reason can
+   * hold internal addresses, and this path may be public; it is in the service's log).
+   */
   @Get()
   @HealthCheck()
-  ready() {
-    return this.health.check(this.contributors.map((contributor) => () => contributor.check(this.indicators)));
+  async ready() {
+    try {
+      return await this.health.check(this.contributors.map((contributor) => () => contributor.check(this.indicators)));
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      const failing = Object.keys((error.getResponse() as { error?: Record<string, unknown> }).error ?? {});
+      this.logger.warn({ dependencies: (error.getResponse() as { error?: unknown }).error }, 'not ready');
+      throw new ProblemException(503, 'not-ready', `Not ready: ${failing.join(', ') || 'a dependency'} does not answer.`, undefined, { 'retry-after': '1' });
+    }
   }
 
   /** Liveness: the process serves HTTP; no dependency is consulted. */

@@ -26,8 +26,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 /**
  * Every documented error response gets the one ProblemDetails schema, and (where requests are
- * counted, `rateLimited`) every operation but probes and documents its 429: a client can generate
- * one error type and handle every failure the same way.
+ * counted, `rateLimited`) every operation but probes and documents its 429 and its 503: a client can
+ * generate one error type and handle every failure the same way.
  */
 export function withProblemDetails(document: OpenAPIObject, rateLimited: (path: string) => boolean): OpenAPIObject {
   const components = (document.components ??= {});
@@ -42,6 +42,12 @@ export function withProblemDetails(document: OpenAPIObject, rateLimited: (path: 
         responses['429'] = {
           description: 'More requests this minute than the credential’s RATE_LIMIT_PER_MINUTE; retry after Retry-After seconds',
           headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until the window ends' } },
+        };
+      }
+      if (rateLimited(path) && !responses['503']) {
+        responses['503'] = {
+          description: 'The service, or one behind it, could not reach what it needs (database-unavailable, directory-unavailable, service-unavailable); repeat the request after Retry-After seconds',
+          headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before repeating' } },
         };
       }
       for (const [status, response] of Object.entries(responses)) {

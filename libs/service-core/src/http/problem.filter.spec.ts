@@ -22,4 +22,10 @@ describe('toProblem', () => {
     expect(problem.status).toBe(500);
     expect(problem.detail).not.toContain('postgres');
   });
+
+  it('answers 503 with Retry-After when the database could not be reached, and says no more', () => {
+    const { problem, headers } = toProblem(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }));
+    expect(problem).toEqual({ type: expect.stringContaining('database-unavailable'), title: 'Service Unavailable', status: 503, detail: 'The database could not be reached; retry shortly.' });
+    expect(headers).toEqual({ 'retry-after': '1' });
+  });
 });

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../database/database-unavailable.js';
 import { PROBLEM_CONTENT_TYPE, ProblemException, type ProblemDetails, problemType, titleFor } from './problem.js';
 
 /** What Fastify itself raises before a request reaches Nest (body parsing, limits, routing). */
@@ -13,9 +14,17 @@ const FASTIFY_ERRORS: Record<string, { slug: string; detail: string }> = {
   FST_ERR_MAX_PARAM_LENGTH: { slug: 'uri-too-long', detail: 'A path segment of the URL is longer than 200 characters.' },
 };
 
+const DATABASE_UNAVAILABLE = problemType('database-unavailable');
+
 /** Turns any error into an RFC 9457 problem+json response; unknown errors become a bare 500. */
 export function toProblem(error: unknown): { problem: ProblemDetails; headers: Record<string, string> } {
   if (error instanceof ProblemException) return { problem: error.problem, headers: error.headers };
+  if (isDatabaseUnavailable(error)) {
+    return {
+      problem: { type: DATABASE_UNAVAILABLE, title: titleFor(503), status: 503, detail: 'The database could not be reached; retry shortly.' },
+      headers: { 'retry-after': '1' },
+    };
+  }
 
   // Nest's Fastify adapter wraps some Fastify errors in an HttpException, keeping the original as cause.
   const code = (error as { code?: string })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
@@ -47,7 +56,9 @@ export function toProblem(error: unknown): { problem: ProblemDetails; headers: R
 
 export function sendProblem(reply: FastifyReply, error: unknown, logger: Logger, request?: FastifyRequest): void {
   const { problem, headers } = toProblem(error);
-  if (problem.status >= 500) logger.error({ err: error, reqId: request?.id }, 'unhandled error');
+  // An outage is the operator's to see, once per request, but it is no bug of ours.
+  if (problem.type === DATABASE_UNAVAILABLE) logger.warn({ err: error, reqId: request?.id }, 'database unavailable: answered 503');
+  else if (problem.status >= 500) logger.error({ err: error, reqId: request?.id }, 'unhandled error');
   void reply.status(problem.status).headers(headers).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
 
