@@ -175,7 +175,7 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
 
   it('probes the health endpoints on the port the service listens on', () => {
     const health = readFileSync('libs/service-core/src/health/health.module.ts', 'utf8');
-    expect(health).toMatch(/@Controller\('health'\)[\s\S]*@Get\(\)\s+@HealthCheck\(\)\s+ready\(\)[\s\S]*@Get\('live'\)/);
+    expect(health).toMatch(/@Controller\('health'\)[\s\S]*@Get\(\)\s+@HealthCheck\(\)\s+(async\s+)?ready\(\)[\s\S]*@Get\('live'\)/);
     for (const deployment of deployments()) {
       const app = appOf(deployment);
       expect(readFileSync(`apps/${app}/src/${app}.module.ts`, 'utf8')).toContain('HealthModule.forRoot(');
