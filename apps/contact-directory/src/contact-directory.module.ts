@@ -19,7 +19,6 @@ import { DIRECTORY_SCHEMA, DirectoryRepository } from './directory/directory.rep
 import { InvitationsController } from './invitations/invitations.controller.js';
 import { InvitationsService } from './invitations/invitations.service.js';
 import { DirectoryRequestsController } from './messaging/directory-requests.controller.js';
-import { DIRECTORY_MIGRATIONS } from './migrations/index.js';
 import { PortalUserGuard } from './portal/portal-auth.guard.js';
 import { PortalRepository } from './portal/portal.repository.js';
 import { SignInController } from './sign-in/sign-in.controller.js';
@@ -27,6 +26,7 @@ import { SignInRepository } from './sign-in/sign-in.repository.js';
 import { SignInService } from './sign-in/sign-in.service.js';
 import { SuggestionsController } from './suggestions/suggestions.controller.js';
 import { SuggestionsService } from './suggestions/suggestions.service.js';
+import { SERVICE_MIGRATIONS } from './migrate.js';
 
 export const SERVICE_NAME = 'contact-directory';
 
@@ -38,7 +38,7 @@ export class ContactDirectoryModule {
       global: true,
       imports: [
         createLoggerModule(SERVICE_NAME, config),
-        DatabaseModule.forService(config, { service: SERVICE_NAME, schema: DIRECTORY_SCHEMA, migrations: DIRECTORY_MIGRATIONS }),
+        DatabaseModule.forService(config, SERVICE_MIGRATIONS),
         NatsModule.forService(SERVICE_NAME, config),
         EventStreamModule.forService(config),
         BusHandlersModule.forService(SERVICE_NAME, config),

@@ -15,7 +15,6 @@ import { answersReadEveryMs, EmailService } from './email/email.service.js';
 import { Mailer } from './email/mailer.js';
 import { NotificationEventsController } from './events/notification-events.controller.js';
 import { NotificationRequestsController } from './events/notification-requests.controller.js';
-import { NOTIFICATIONS_MIGRATIONS } from './migrations/index.js';
 import { FcmPushTransport } from './push/fcm.transport.js';
 import { PushRepository } from './push/push.repository.js';
 import { PushService } from './push/push.service.js';
@@ -26,6 +25,7 @@ import { WorkerNotificationsController } from './push/worker-notifications.contr
 import { createWebPushTransport, webPushSettings } from './web-push/create-web-push.js';
 import { WEB_PUSH_SETTINGS, WebPushController } from './web-push/web-push.controller.js';
 import { WebPushSubscriptionsRepository } from './web-push/web-push-subscriptions.repository.js';
+import { SERVICE_MIGRATIONS } from './migrate.js';
 
 export const SERVICE_NAME = 'notification-service';
 
@@ -79,7 +79,7 @@ export class NotificationServiceModule {
       global: true,
       imports: [
         createLoggerModule(SERVICE_NAME, config),
-        DatabaseModule.forService(config, { service: SERVICE_NAME, schema: NOTIFICATIONS_SCHEMA, migrations: NOTIFICATIONS_MIGRATIONS }),
+        DatabaseModule.forService(config, SERVICE_MIGRATIONS),
         NatsModule.forService(SERVICE_NAME, config),
         BusHandlersModule.forService(SERVICE_NAME, config, {
           concurrency: config.EVENT_CONCURRENCY,

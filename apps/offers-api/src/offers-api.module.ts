@@ -4,7 +4,6 @@ import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from
 import { AuthModule } from '@availability/auth';
 import { OffersApiConfig } from './config/offers-api.config.js';
 import { DirectoryClient } from './directory/directory.client.js';
-import { OFFERS_MIGRATIONS } from './migrations/index.js';
 import { OffersController } from './offers/offers.controller.js';
 import { OFFERS_SCHEMA, OffersRepository } from './offers/offers.repository.js';
 import { OffersService } from './offers/offers.service.js';
@@ -13,6 +12,7 @@ import { IdempotencyKeyCleaner } from './offers/idempotency-key.cleaner.js';
 import { WorkerOffersController } from './worker-app/worker-offers.controller.js';
 import { PortalOffers } from './portal-offers/portal-offers.js';
 import { PortalOffersController } from './portal-offers/portal-offers.controller.js';
+import { SERVICE_MIGRATIONS } from './migrate.js';
 
 export const SERVICE_NAME = 'offers-api';
 
@@ -24,7 +24,7 @@ export class OffersApiModule {
       global: true,
       imports: [
         createLoggerModule(SERVICE_NAME, config),
-        DatabaseModule.forService(config, { service: SERVICE_NAME, schema: OFFERS_SCHEMA, migrations: OFFERS_MIGRATIONS }),
+        DatabaseModule.forService(config, SERVICE_MIGRATIONS),
         NatsModule.forService(SERVICE_NAME, config),
         EventStreamModule.forService(config),
         OutboxModule.forRoot(() => ({

@@ -24,11 +24,11 @@ import { DeliveryLog } from './delivery-log/delivery-log.js';
 import { EndpointStates } from './delivery-log/endpoint-states.js';
 import { TestEvents } from './delivery-log/test-events.js';
 import { KeySetController } from './keys/key-set.controller.js';
-import { DISPATCHER_MIGRATIONS } from './migrations/index.js';
 import { PortalWebhooksGuard } from './portal/portal-auth.js';
 import { PortalWebhooks } from './portal/portal-webhooks.js';
 import { PortalWebhooksController } from './portal/portal-webhooks.controller.js';
 import { PortalWebhooksPolicy } from './portal/portal-webhooks.policy.js';
+import { SERVICE_MIGRATIONS } from './migrate.js';
 
 export const SERVICE_NAME = 'webhook-dispatcher';
 
@@ -40,7 +40,7 @@ export class WebhookDispatcherModule {
       global: true,
       imports: [
         createLoggerModule(SERVICE_NAME, config),
-        DatabaseModule.forService(config, { service: SERVICE_NAME, schema: DISPATCHER_SCHEMA, migrations: DISPATCHER_MIGRATIONS }),
+        DatabaseModule.forService(config, SERVICE_MIGRATIONS),
         NatsModule.forService(SERVICE_NAME, config),
         // Portal user tokens, checked by contact-directory over NATS and cached, as every service checks credentials.
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),

@@ -83,7 +83,6 @@ export class DatabaseProxy {
 
   async stop(): Promise<void> {
     if (this.server.listening) await this.goDown();
-    for (const socket of this.sockets) socket.destroy();
   }
 
   private listen(): Server {

@@ -54,8 +54,9 @@ class HealthController {
       return await this.health.check(this.contributors.map((contributor) => () => contributor.check(this.indicators)));
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
-      const failing = Object.keys((error.getResponse() as { error?: Record<string, unknown> }).error ?? {});
-      this.logger.warn({ dependencies: (error.getResponse() as { error?: unknown }).error }, 'not ready');
+      const { error: down = {} } = error.getResponse() as { error?: Record<string, unknown> };
+      this.logger.warn({ dependencies: down }, 'not ready');
+      const failing = Object.keys(down);
       throw new ProblemException(503, 'not-ready', `Not ready: ${failing.join(', ') || 'a dependency'} does not answer.`, undefined, { 'retry-after': '1' });
     }
   }
