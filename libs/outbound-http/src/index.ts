@@ -1,3 +1,2 @@
 export * from './address-policy.js';
 export * from './outbound-client.js';
-export * from './trusted-ca.js';

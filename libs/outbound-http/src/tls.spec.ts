@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readCaFile } from '@availability/service-core';
 import { createTestCertificates, type TestCertificates, type TestServerCertificate } from '@availability/testing';
 import { OutboundClient, OutboundRequestError } from './outbound-client.js';
-import { readCaFile } from './trusted-ca.js';
 
 const policy = { allowLoopback: true, allowPrivate: false };
 let certificates: TestCertificates;

@@ -1,5 +1,6 @@
 export * from './batching/micro-batcher.js';
 export * from './cache/ttl-cache.js';
+export * from './config/ca-file.js';
 export * from './config/load-config.js';
 export * from './config/production-rules.js';
 export * from './config/service.config.js';

@@ -1,7 +1,7 @@
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, realSecret, required } from '@availability/service-core';
+import { ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, readCaFile, realSecret, required } from '@availability/service-core';
 import { sealingKeysProblems } from '@availability/messaging';
-import { type AddressPolicy, type OutboundClientOptions, readCaFile } from '@availability/outbound-http';
+import { type AddressPolicy, type OutboundClientOptions } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
 
 

@@ -4,9 +4,10 @@ import { readFileSync } from 'node:fs';
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /**
- * The PEM text of a file of CA certificates that calls to integrators trust besides the public CAs
- * (a private deployment's own CA). Read once at start-up; a file that cannot serve stops the start
- * with a plain reason rather than failing every https call later.
+ * The PEM text of a file of CA certificates trusted besides the public CAs (a private deployment's
+ * own CA): for https integrators (OUTBOUND_CA_FILE) and for the platform's own NATS, Redis and
+ * PostgreSQL servers. Read once at start-up; a file that cannot serve stops the start with a plain
+ * reason rather than failing every connection later.
  */
 export function readCaFile(path: string): string {
   let text: string;
