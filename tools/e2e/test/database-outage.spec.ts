@@ -1,10 +1,7 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type HttpResult, issuePortalUserToken, offerBody, OffersClient, PortalClient, seedOrganisation, type SeededOrganisation } from '@availability/platform-client';
-import { DatabaseProxy, eventually, queryDatabase, startTestPlatform, type TestPlatform } from '@availability/testing';
-import { verifyRequest } from '@availability/webhook-signing';
+import { DatabaseProxy, eventually, queryDatabase, startTestPlatform, TestIntegrator, type TestPlatform } from '@availability/testing';
 
 /**
  * PostgreSQL going away under the running platform, as it does in a restart, a failover or a network
@@ -18,50 +15,25 @@ const SECRET = 'database-outage-secret-0123456789';
 const CONNECT_TIMEOUT_MS = 1_000;
 const QUERY_TIMEOUT_MS = 2_000;
 
-/** An integrator on `localhost` keeping each verified webhook it receives. */
-class Integrator {
-  readonly webhooks: Array<{ webhookId: string; offerId: string; workerId: string; response: string }> = [];
-  private readonly server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk));
-    req.on('end', () => {
-      // GET /test is the unsigned check made when the base URL is saved.
-      if (req.url !== '/test' && !verifyRequest({ request: req, body, secret: SECRET }).ok) return res.writeHead(401).end();
-      if (req.url === '/offer/response') {
-        const { offerId, workerId, response } = JSON.parse(body) as { offerId: string; workerId: string; response: string };
-        this.webhooks.push({ webhookId: String(req.headers['webhook-id']), offerId, workerId, response });
-      }
-      res.writeHead(200).end();
-    });
-  });
-
-  async listen(): Promise<string> {
-    this.server.listen(0, 'localhost');
-    await once(this.server, 'listening');
-    return `http://localhost:${(this.server.address() as { port: number }).port}`;
-  }
-
-  about(offerId: string) {
-    return this.webhooks.filter((webhook) => webhook.offerId === offerId);
-  }
-
-  close(): void {
-    this.server.closeAllConnections();
-    this.server.close();
-  }
-}
-
 let proxy: DatabaseProxy;
 let platform: TestPlatform;
-let integrator: Integrator;
+let integrator: TestIntegrator;
 let agency: SeededOrganisation;
 let sender: OffersClient;
 const worker = (index: number) => new OffersClient(platform.url('offers-api'), agency.workers[index].token);
 
+/** The verified webhooks of answers to `offerId` the integrator received. */
+function answersAbout(offerId: string): Array<{ offerId: string; workerId: string; response: string }> {
+  return integrator
+    .callsTo('/offer/response')
+    .filter((call) => call.verified)
+    .map((call) => JSON.parse(call.body) as { offerId: string; workerId: string; response: string })
+    .filter((answer) => answer.offerId === offerId);
+}
+
 beforeAll(async () => {
   proxy = await DatabaseProxy.start('postgres://postgres@127.0.0.1:5432/postgres');
-  integrator = new Integrator();
-  const integratorUrl = await integrator.listen();
+  integrator = await TestIntegrator.start({ secret: SECRET });
   platform = await startTestPlatform(
     ['contact-directory', 'offers-api', 'webhook-dispatcher'],
     { WEBHOOK_ALLOW_LOOPBACK: 'true', DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), DATABASE_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS) },
@@ -70,7 +42,7 @@ beforeAll(async () => {
   agency = await seedOrganisation(platform.admin, { name: 'Outage Staffing', workers: 4 });
   const directory = platform.url('contact-directory');
   const portal = new PortalClient(directory, (await issuePortalUserToken(directory, platform.env.DIRECTORY_ADMIN_TOKEN, agency.user.id)).token);
-  await portal.saveWebhook(integratorUrl, SECRET);
+  await portal.saveWebhook(integrator.url, SECRET);
   sender = new OffersClient(platform.url('offers-api'), agency.apiKey);
 }, 180_000);
 
@@ -118,7 +90,7 @@ async function expectServingAgain(): Promise<void> {
     return created.status === 201 && created.text;
   }, 20_000, 'an offer accepted again');
   expect((await worker(0).answer(offerId, 'applied')).status).toBe(200);
-  await eventually(() => integrator.about(offerId).length === 1, 30_000, 'the answer’s webhook');
+  await eventually(() => answersAbout(offerId).length === 1, 30_000, 'the answer’s webhook');
 }
 
 describe('PostgreSQL going away under the running platform', () => {
@@ -175,8 +147,8 @@ describe('PostgreSQL going away under the running platform', () => {
     expect(again.status).toBe(200);
     expect(again.json).toMatchObject({ response: 'applied' });
     // The event was committed with the answer: the outbox's poll publishes it, since its writer never learnt of the commit.
-    await eventually(() => integrator.about(offerId).length === 1, 30_000, 'the answer’s webhook');
+    await eventually(() => answersAbout(offerId).length === 1, 30_000, 'the answer’s webhook');
     await sleep(2_000);
-    expect(integrator.about(offerId)).toEqual([expect.objectContaining({ workerId: agency.workers[3].id, response: 'applied' })]);
+    expect(answersAbout(offerId)).toEqual([expect.objectContaining({ workerId: agency.workers[3].id, response: 'applied' })]);
   });
 });

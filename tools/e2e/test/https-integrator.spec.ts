@@ -1,7 +1,3 @@
-import { once } from 'node:events';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   createTestCertificates,
@@ -11,11 +7,10 @@ import {
   startTestPlatform,
   TEST_ADMIN_TOKEN,
   type TestCertificates,
+  TestIntegrator,
   type TestPlatform,
-  type TestServerCertificate,
 } from '@availability/testing';
 import { DirectoryAdminClient, HttpError, issuePortalUserToken, PortalClient, seedOrganisation, WorkerContactsClient } from '@availability/platform-client';
-import { verifyRequest } from '@availability/webhook-signing';
 
 /**
  * An integrator on https with a certificate from a private CA (made for this run): the platform
@@ -25,48 +20,10 @@ import { verifyRequest } from '@availability/webhook-signing';
  */
 const SECRET = 'https-integrator-secret-0123456789';
 
-interface Received {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  verified: boolean;
-  overTls: boolean;
-}
-
-/** A stand-in integrator answering the set-up calls and webhooks at `https://localhost:<port>`, verifying signatures. */
-class HttpsIntegrator {
-  readonly received: Received[] = [];
-  private readonly server: Server;
-
-  constructor(certificate: TestServerCertificate) {
-    this.server = createServer(certificate, (req: IncomingMessage, res: ServerResponse) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk));
-      req.on('end', () => {
-        const path = req.url ?? '/';
-        const verified = verifyRequest({ request: req, body, secret: SECRET }).ok;
-        this.received.push({ method: req.method ?? '', path, headers: req.headers, verified, overTls: (req.socket as TLSSocket).encrypted === true });
-        res.writeHead(path === '/test' || verified ? 200 : 401).end();
-      });
-    });
-  }
-
-  async listen(): Promise<string> {
-    this.server.listen(0, 'localhost');
-    await once(this.server, 'listening');
-    return `https://localhost:${(this.server.address() as { port: number }).port}`;
-  }
-
-  close(): void {
-    this.server.closeAllConnections();
-    this.server.close();
-  }
-}
-
 let certificates: TestCertificates;
 let platform: TestPlatform;
-let integrator: HttpsIntegrator;
-let integratorUrl: string;
+/** A stand-in integrator answering the set-up calls and webhooks at `https://localhost:<port>`, verifying signatures. */
+let integrator: TestIntegrator;
 
 /** A new organisation with a signed-in portal admin and one worker. */
 async function organisation(name: string, directoryUrl = platform.url('contact-directory')) {
@@ -88,8 +45,7 @@ async function refusal(portal: PortalClient, baseUrl: string): Promise<{ detail:
 
 beforeAll(async () => {
   certificates = await createTestCertificates();
-  integrator = new HttpsIntegrator(certificates.localhost);
-  integratorUrl = await integrator.listen();
+  integrator = await TestIntegrator.start({ secret: SECRET, certificate: certificates.localhost });
   platform = await startTestPlatform(['contact-directory', 'webhook-dispatcher'], {
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     OUTBOUND_CA_FILE: certificates.caFile,
@@ -105,9 +61,9 @@ afterAll(async () => {
 describe('an integrator on https with a private CA', () => {
   it('registers: GET /test and the signed GET /test/auth pass over TLS, and a signed webhook arrives over TLS', async () => {
     const org = await organisation('Https Integrator Org');
-    const profile = await org.portal.saveWebhook(integratorUrl, SECRET);
-    expect(profile).toMatchObject({ baseUrl: integratorUrl, secretSet: true });
-    expect(integrator.received.map(({ method, path, verified, overTls }) => ({ method, path, verified, overTls }))).toEqual([
+    const profile = await org.portal.saveWebhook(integrator.url, SECRET);
+    expect(profile).toMatchObject({ baseUrl: integrator.url, secretSet: true });
+    expect(integrator.calls.map(({ method, path, verified, overTls }) => ({ method, path, verified, overTls }))).toEqual([
       { method: 'GET', path: '/test', verified: false, overTls: true },
       { method: 'GET', path: '/test/auth', verified: true, overTls: true },
     ]);
@@ -115,7 +71,7 @@ describe('an integrator on https with a private CA', () => {
     const worker = org.workers[0];
     expect(await new WorkerContactsClient(platform.url('contact-directory'), worker.token).addContact(org.organisation.id)).toBe(true);
     const webhook = await eventually(
-      async () => integrator.received.find((request) => request.path === `/contact/new/${worker.id}`),
+      async () => integrator.calls.find((request) => request.path === `/contact/new/${worker.id}`),
       20_000,
       'the contacts.added webhook at the integrator',
     );
@@ -123,13 +79,13 @@ describe('an integrator on https with a private CA', () => {
   });
 
   it('refuses the profile with the tls reason when the certificate has expired', async () => {
-    const expired = new HttpsIntegrator(certificates.expired);
+    const expired = await TestIntegrator.start({ secret: SECRET, certificate: certificates.expired });
     try {
       const org = await organisation('Expired Certificate Org');
-      const problem = await refusal(org.portal, await expired.listen());
+      const problem = await refusal(org.portal, expired.url);
       expect(problem.detail).toMatch(/GET \/test failed: TLS failed: the certificate has expired/);
       expect(problem.errors?.baseUrl?.[0]).toMatch(/the certificate has expired/);
-      expect(expired.received).toHaveLength(0);
+      expect(expired.calls).toHaveLength(0);
     } finally {
       expired.close();
     }
@@ -143,7 +99,7 @@ describe('an integrator on https with a private CA', () => {
     });
     try {
       const org = await organisation('Unknown CA Org', untrusting.url);
-      const problem = await refusal(org.portal, integratorUrl);
+      const problem = await refusal(org.portal, integrator.url);
       expect(problem.detail).toMatch(/GET \/test failed: TLS failed: the certificate is signed by an authority the platform does not trust/);
     } finally {
       await untrusting.stop();

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -22,10 +20,10 @@ import {
   ServiceProcess,
   SmtpSink,
   startTestPlatform,
+  TestIntegrator,
   type TestNatsCluster,
   type TestPlatform,
 } from '@availability/testing';
-import { verifyRequest } from '@availability/webhook-signing';
 
 /**
  * The platform on a three-node NATS cluster, its stream and consumers kept on all three
@@ -53,39 +51,6 @@ const TICK_MS = 300;
  * JetStream's ack wait (30 s), its push jobs once their BullMQ lock expires (30 s, checked every 30 s).
  */
 const RECOVERY_MS = 110_000;
-
-interface Arrival {
-  path: string;
-  webhookId: string;
-  body: string;
-  verified: boolean;
-}
-
-/** An integrator that keeps every call it receives, repeats included, and verifies each signature. */
-class RecordingIntegrator {
-  readonly arrivals: Arrival[] = [];
-  private readonly server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      const verified = verifyRequest({ request: req, body, secret: SECRET }).ok;
-      this.arrivals.push({ path, webhookId: String(req.headers['webhook-id'] ?? ''), body, verified });
-      res.writeHead(path === '/test' || verified ? 200 : 401).end();
-    });
-  });
-
-  async listen(): Promise<string> {
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
-  }
-
-  close(): void {
-    this.server.closeAllConnections();
-    this.server.close();
-  }
-}
 
 interface RecordedPush {
   eventId: string;
@@ -121,7 +86,7 @@ class PushLogs {
 let platform: TestPlatform;
 let cluster: TestNatsCluster;
 let mail: SmtpSink;
-let integrator: RecordingIntegrator;
+let integrator: TestIntegrator;
 const instances = {} as Record<App, ServiceProcess[]>;
 const runs = new Map<ServiceProcess, Run>();
 let org: SeededOrganisation;
@@ -173,8 +138,7 @@ beforeAll(async () => {
   mail = new SmtpSink();
   const smtpPort = await freePort();
   await mail.listen(smtpPort);
-  integrator = new RecordingIntegrator();
-  const integratorUrl = await integrator.listen();
+  integrator = await TestIntegrator.start({ secret: SECRET });
   platform = await startTestPlatform(
     [...APPS],
     {
@@ -201,7 +165,7 @@ beforeAll(async () => {
 
   org = await seedOrganisation(platform.admin, { name: 'Cluster Staffing', workers: 2 });
   const portalToken = await issuePortalUserToken(platform.url('contact-directory'), platform.env.DIRECTORY_ADMIN_TOKEN, org.user.id);
-  await new PortalClient(platform.url('contact-directory'), portalToken.token).saveWebhook(integratorUrl, SECRET);
+  await new PortalClient(platform.url('contact-directory'), portalToken.token).saveWebhook(integrator.url, SECRET);
   deviceIds = [];
   for (const [index, worker] of org.workers.entries()) {
     const registered = await request<{ id: string }>(platform.url('notification-service'), 'PUT', '/worker/devices', {
@@ -215,7 +179,7 @@ beforeAll(async () => {
 afterAll(async () => {
   console.log(
     `cluster run: ${acceptedOffers.length} offers and ${acceptedAnswers.length} answers accepted, ${retried.length} of them on a retry; ` +
-      `stream leader ${killedStreamLeader} killed with ${movedConnections.length} service connections (${movedConnections.join(', ')}); ${pushLogs.seen.size} pushes seen, ${integrator?.arrivals.length ?? 0} integrator calls`,
+      `stream leader ${killedStreamLeader} killed with ${movedConnections.length} service connections (${movedConnections.join(', ')}); ${pushLogs.seen.size} pushes seen, ${integrator?.calls.length ?? 0} integrator calls`,
   );
   await Promise.all(Object.values(instances).flatMap((pair) => pair.slice(1).map((instance) => instance.stop())));
   await platform?.stop();
@@ -382,7 +346,7 @@ describe('the platform on a three-node NATS cluster, every service twice', () =>
   }, RECOVERY_MS + 30_000);
 
   it("delivers every accepted answer's webhook, one body and one webhook-id per answer", async () => {
-    const responses = () => integrator.arrivals.filter((arrival) => arrival.path === '/offer/response');
+    const responses = () => integrator.callsTo('/offer/response');
     const key = (body: string) => {
       const parsed = JSON.parse(body) as { offerId: string; workerId: string };
       return `${parsed.offerId}/${parsed.workerId}`;
@@ -422,7 +386,7 @@ describe('the platform on a three-node NATS cluster, every service twice', () =>
       'the pushes of an offer sent through the survivors',
     );
     await eventually(
-      () => integrator.arrivals.some((arrival) => arrival.path === '/offer/response' && arrival.verified && arrival.body.includes(offerId)),
+      () => integrator.callsTo('/offer/response').some((call) => call.verified && call.body.includes(offerId)),
       60_000,
       'the webhook of an answer sent through the survivors',
     );

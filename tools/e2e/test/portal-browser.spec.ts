@@ -1,9 +1,18 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expectStatus, offerBody, OffersClient, PortalClient, request, seedOrganisation, type SeededOrganisation, WorkerContactsClient } from '@availability/platform-client';
-import { eventually, freePort, type ServiceProcess, SmtpSink, startTestPlatform, startTestPortal, type TestPlatform } from '@availability/testing';
+import {
+  eventually,
+  freePort,
+  type IntegratorAnswer,
+  type ReceivedCall,
+  type ServiceProcess,
+  SmtpSink,
+  startTestPlatform,
+  startTestPortal,
+  TestIntegrator,
+  type TestPlatform,
+} from '@availability/testing';
 import { launchChromium, screenshot, seriousAccessibilityViolations } from '../src/browser.js';
 
 /**
@@ -16,46 +25,19 @@ const INTEGRATOR_SECRET = 'portal-browser-integrator-secret-0123';
 const RECEIVED_TOKEN = 'portal-browser-received-token-0123456789';
 const OWN_SECRET = 'portal-browser-own-service-secret-0123';
 
-/** An integrator's own service the test controls: answers /test (or fails it), and can go down for webhooks. */
-class OwnService {
-  failTests = true;
-  down = false;
-  readonly webhooks: Array<{ url: string; webhookId: string }> = [];
-  private readonly server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const url = req.url ?? '';
-      if (url.startsWith('/test')) {
-        if (this.failTests) res.writeHead(500).end('not ready');
-        else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-        return;
-      }
-      this.webhooks.push({ url, webhookId: String(req.headers['webhook-id'] ?? '') });
-      if (this.down) res.writeHead(503).end('down for maintenance');
-      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-    });
-  });
+/** How the integrator's own service behaves, as the test sets it: failing its /test checks (500), down for webhooks (503). */
+const ownService = { failsTests: true, down: false };
 
-  async start(): Promise<void> {
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-  }
-
-  /** By host name, as integrators are addressed. */
-  get url(): string {
-    return `http://localhost:${(this.server.address() as { port: number }).port}`;
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    this.server.close();
-  }
+function ownAnswer({ path }: ReceivedCall): IntegratorAnswer {
+  if (path.startsWith('/test')) return ownService.failsTests ? { status: 500, body: 'not ready' } : { status: 200, body: '{}', contentType: 'application/json' };
+  return ownService.down ? { status: 503, body: 'down for maintenance' } : { status: 200, body: '{"received":true}', contentType: 'application/json' };
 }
 
 let platform: TestPlatform;
 let portal: ServiceProcess;
 let smtp: SmtpSink;
-let own: OwnService;
+/** An integrator's own service the test controls. */
+let own: TestIntegrator;
 let browser: Browser;
 let integrator: SeededOrganisation;
 let sender: SeededOrganisation;
@@ -120,8 +102,7 @@ beforeAll(async () => {
   smtp = new SmtpSink();
   const smtpPort = await freePort();
   await smtp.listen(smtpPort);
-  own = new OwnService();
-  await own.start();
+  own = await TestIntegrator.start({ secret: OWN_SECRET, answer: ownAnswer });
   const portalPort = await freePort();
   const portalUrl = `http://localhost:${portalPort}`;
   platform = await startTestPlatform(['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'], {
@@ -153,7 +134,7 @@ afterAll(async () => {
   await browser?.close();
   await portal?.stop();
   await platform?.stop();
-  await own?.close();
+  own?.close();
   await smtp?.close();
 });
 
@@ -214,7 +195,7 @@ describe('the portal in the browser', () => {
     await expect(await page.getByRole('alert').textContent()).toMatch(/GET \/test.*500/);
     await expectAccessible(page, 'company-profile-failed');
 
-    own.failTests = false;
+    ownService.failsTests = false;
     await page.getByRole('button', { name: 'Check and save' }).click();
     await page.getByText('Saved: your service answered').waitFor();
     await expectAccessible(page, 'company-profile');
@@ -227,7 +208,7 @@ describe('the portal in the browser', () => {
     await page.getByLabel('Event type', { exact: true }).selectOption('offer-response');
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText(/Test offer-response sent as delivery/).waitFor();
-    const arrived = await eventually(() => own.webhooks.find((webhook) => webhook.url === '/offer/response') ?? false, 15_000, 'the test event at the service');
+    const arrived = await eventually(() => own.callsTo('/offer/response')[0] ?? false, 15_000, 'the test event at the service');
     await page.locator('tbody tr').filter({ hasText: 'test' }).filter({ hasText: 'succeeded' }).first().waitFor({ timeout: 15_000 });
     await expect(await page.locator('tbody').textContent()).toContain(arrived.webhookId);
     await expectAccessible(page, 'webhooks');
@@ -236,11 +217,11 @@ describe('the portal in the browser', () => {
   inBrowser('shows an outage’s failed deliveries and sends them again with “redeliver failed since”', async () => {
     const page = integratorPage;
     const since = new Date(Date.now() - 60_000);
-    own.down = true;
+    ownService.down = true;
     for (const token of workerTokens) await new WorkerContactsClient(platform.url('contact-directory'), token).addContact(integrator.organisation.id);
     // Both tries of each fail while the service is down: the log shows them as given up.
     await page.locator('tbody tr').filter({ hasText: 'contact-added' }).filter({ hasText: 'dead' }).nth(1).waitFor({ timeout: 30_000 });
-    own.down = false;
+    ownService.down = false;
     const local = new Date(since.getTime() - since.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
     await page.getByLabel('Failed since').fill(local);
     await page.getByRole('button', { name: 'Redeliver failed since' }).click();

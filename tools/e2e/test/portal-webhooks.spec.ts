@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Value } from '@sinclair/typebox/value';
 import { WorkerOfferResponse } from '@availability/contracts';
@@ -16,7 +14,7 @@ import {
   type SeededOrganisation,
   WorkerContactsClient,
 } from '@availability/platform-client';
-import { eventually, startTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform } from '@availability/testing';
+import { eventually, startTestPlatform, TEST_ADMIN_TOKEN, TestIntegrator, type TestPlatform } from '@availability/testing';
 import { type JsonWebKeySet, verifyRequest, verifyStandardWebhook, verifyWithKeySet } from '@availability/webhook-signing';
 
 /**
@@ -31,47 +29,6 @@ const INTEGRATOR_SECRET = 'portal-webhooks-integrator-secret-0123';
 const A_SECRET = 'portal-webhooks-a-secret-0123456789abcdef';
 /** A's endpoint is disabled after this long without a success, so the test can see every state on the way. */
 const DISABLE_AFTER_MS = 5_000;
-
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** Organisation A's service: answers every call (503 to the webhooks while `down`), keeping each request as it arrived. */
-class Receiver {
-  readonly requests: Received[] = [];
-  down = false;
-  private readonly server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const url = req.url ?? '';
-      this.requests.push({ method: req.method ?? '', url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (this.down && !url.startsWith('/test')) res.writeHead(503).end('down for maintenance');
-      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-    });
-  });
-
-  async start(): Promise<void> {
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
-  }
-
-  withId(webhookId: string): Received[] {
-    return this.requests.filter((r) => r.headers['webhook-id'] === webhookId);
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    this.server.close();
-  }
-}
 
 interface Attempt {
   attemptNo: number;
@@ -120,7 +77,9 @@ interface Problem {
 }
 
 let platform: TestPlatform;
-let receiver: Receiver;
+/** Organisation A's service: keeps every call as it arrived; 503 to the webhooks while `receiverDown`, never to its checks. */
+let receiver: TestIntegrator;
+let receiverDown = false;
 let dispatcher: string;
 let a: SeededOrganisation;
 let b: SeededOrganisation;
@@ -160,8 +119,11 @@ function settled(token: string, query: string, count: number, status = 'succeede
 }
 
 beforeAll(async () => {
-  receiver = new Receiver();
-  await receiver.start();
+  receiver = await TestIntegrator.start({
+    secret: A_SECRET,
+    answer: ({ path }) =>
+      receiverDown && !path.startsWith('/test') ? { status: 503, body: 'down for maintenance' } : { status: 200, body: '{"received":true}', contentType: 'application/json' },
+  });
   platform = await startTestPlatform(['contact-directory', 'offers-api', 'webhook-dispatcher', 'example-integrator'], {
     DISPATCHER_ADMIN_TOKEN,
     INTEGRATOR_SECRET,
@@ -198,7 +160,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await platform?.stop();
-  await receiver?.close();
+  receiver?.close();
 });
 
 describe('an organisation’s deliveries', () => {
@@ -280,7 +242,7 @@ describe('tenant isolation and authentication', () => {
     }
     // Nor is the operator token sent as X-Api-Key taken for anything else.
     expect((await portal(null, 'GET', '/endpoint', undefined, { 'x-api-key': DISPATCHER_ADMIN_TOKEN })).status).toBe(401);
-    expect(receiver.requests.filter((r) => r.headers['webhook-test'])).toHaveLength(0);
+    expect(receiver.calls.filter((r) => r.headers['webhook-test'])).toHaveLength(0);
   });
 });
 
@@ -297,9 +259,9 @@ describe('test events', () => {
       expect(queued).toMatchObject({ organisationId: a.organisation.id, eventType: type, test: true, status: 'pending', series: 0 });
       const [arrived] = await eventually(() => receiver.withId(queued.webhookId).length > 0 && receiver.withId(queued.webhookId), 15_000, `the ${type} test event`);
       expect(arrived.headers['webhook-test']).toBe('true');
-      expect(arrived.url).toBe(queued.path);
+      expect(arrived.path).toBe(queued.path);
       const signed = { headers: arrived.headers };
-      expect(verifyRequest({ secret: A_SECRET, request: { method: arrived.method, url: arrived.url, headers: arrived.headers }, body: arrived.body })).toEqual({ ok: true });
+      expect(verifyRequest({ secret: A_SECRET, request: { method: arrived.method, url: arrived.path, headers: arrived.headers }, body: arrived.body })).toEqual({ ok: true });
       expect(verifyStandardWebhook({ secret: A_SECRET, headers: arrived.headers, body: arrived.body })).toEqual({ ok: true });
       expect(verifyWithKeySet(signed, arrived.body, keySet)).toEqual({ ok: true });
       // A wrong secret does not verify: the signature is real.
@@ -316,7 +278,7 @@ describe('test events', () => {
       expect(delivered[0]).toMatchObject({ test: true, attempts: 1, attemptLog: [expect.objectContaining({ statusCode: 200 })] });
     }
     // Real deliveries never carry the mark.
-    expect(receiver.requests.filter((r) => r.headers['webhook-id'] && !r.headers['webhook-test'] && r.body.includes('"test"'))).toEqual([]);
+    expect(receiver.calls.filter((r) => r.headers['webhook-id'] && !r.headers['webhook-test'] && r.body.includes('"test"'))).toEqual([]);
   });
 
   it('reach the example integrator, which records them as tests, not as real webhooks', async () => {
@@ -362,7 +324,7 @@ describe('redelivery and the endpoint', () => {
   });
 
   it('shows an outage as it happens: failing, circuit open with deliveries held, then disabled and why', async () => {
-    receiver.down = true;
+    receiverDown = true;
     const outageFrom = new Date().toISOString();
     for (let i = 0; i < 4; i += 1) expectStatus(await portal(tokens.aAdmin, 'POST', '/test-events', { type: i % 2 ? 'offer-response' : 'contact-added' }), 202);
     const open = await eventually(
@@ -409,7 +371,7 @@ describe('redelivery and the endpoint', () => {
     expect(expectStatus(await portal<EndpointState>(tokens.bAdmin, 'POST', '/endpoint/enable'), 200).json.organisationId).toBe(b.organisation.id);
     expect((await endpoint(tokens.aAdmin)).disabled).toBe(true);
 
-    receiver.down = false;
+    receiverDown = false;
     const enabled = expectStatus(await portal<EndpointState>(tokens.aAdmin, 'POST', '/endpoint/enable'), 200).json;
     expect(enabled).toMatchObject({ organisationId: a.organisation.id, disabled: false, disabledReason: null, failingSince: null, heldCount: 0, circuitOpen: false });
 

@@ -1,10 +1,16 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { issuePortalUserToken, offerBody, OffersClient, PortalClient, seedOrganisation, type SeededOrganisation } from '@availability/platform-client';
-import { eventually, queryDatabase, startTestPlatform, startTestRedisSentinels, type TestPlatform, type TestRedisSentinels } from '@availability/testing';
-import { verifyRequest } from '@availability/webhook-signing';
+import {
+  eventually,
+  queryDatabase,
+  type ReceivedCall,
+  startTestPlatform,
+  startTestRedisSentinels,
+  TestIntegrator,
+  type TestPlatform,
+  type TestRedisSentinels,
+} from '@availability/testing';
 
 /**
  * The platform's Redis behind Sentinel (a primary, a replica, three Sentinels) and its primary killed
@@ -35,56 +41,29 @@ interface Call {
   afterFailover: boolean;
 }
 
-/** An integrator at `http://localhost:<port>` that answers 503 to the first call of each webhook-id, 200 after. */
-class RefusingFirstIntegrator {
-  readonly calls: Call[] = [];
-  failedOver = false;
-  private readonly server: Server;
+/** The calls to /offer/response, each with what it was answered. */
+const responseCalls: Call[] = [];
+let failedOver = false;
+const refusals = () => responseCalls.filter((call) => call.status === 503).length;
 
-  constructor() {
-    this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk));
-      req.on('end', () => res.writeHead(this.answer(req, body)).end());
-    });
-  }
-
-  refusals(): number {
-    return this.calls.filter((call) => call.status === 503).length;
-  }
-
-  private answer(req: IncomingMessage, body: string): number {
-    const verified = verifyRequest({ request: req, body, secret: SECRET }).ok;
-    if (req.url === '/test') return 200;
-    if (req.url !== '/offer/response') return verified ? 200 : 401;
-    const webhookId = String(req.headers['webhook-id']);
-    const { offerId, workerId } = JSON.parse(body) as { offerId: string; workerId: string };
-    const status = this.calls.some((call) => call.webhookId === webhookId) ? 200 : 503;
-    this.calls.push({ webhookId, offerId, workerId, status, verified, afterFailover: this.failedOver });
-    return status;
-  }
-
-  async listen(): Promise<string> {
-    this.server.listen(0, 'localhost');
-    await once(this.server, 'listening');
-    return `http://localhost:${(this.server.address() as { port: number }).port}`;
-  }
-
-  close(): void {
-    this.server.closeAllConnections();
-    this.server.close();
-  }
+/** The integrator answers 503 to the first call of each webhook-id, 200 after. */
+function refuseFirst({ path, verified, webhookId, body }: ReceivedCall): number {
+  if (path === '/test') return 200;
+  if (path !== '/offer/response') return verified ? 200 : 401;
+  const { offerId, workerId } = JSON.parse(body) as { offerId: string; workerId: string };
+  const status = responseCalls.some((call) => call.webhookId === webhookId) ? 200 : 503;
+  responseCalls.push({ webhookId, offerId, workerId, status, verified, afterFailover: failedOver });
+  return status;
 }
 
 let redis: TestRedisSentinels;
 let platform: TestPlatform;
-let integrator: RefusingFirstIntegrator;
+let integrator: TestIntegrator;
 let agency: SeededOrganisation;
 
 beforeAll(async () => {
   redis = await startTestRedisSentinels();
-  integrator = new RefusingFirstIntegrator();
-  const integratorUrl = await integrator.listen();
+  integrator = await TestIntegrator.start({ secret: SECRET, answer: refuseFirst });
   platform = await startTestPlatform(['contact-directory', 'offers-api', 'webhook-dispatcher'], {
     // Every service reaches Redis through the Sentinels (the dispatcher's queues, everyone's rate limits).
     ...redis.env,
@@ -100,7 +79,7 @@ beforeAll(async () => {
   agency = await seedOrganisation(platform.admin, { name: 'Failover Staffing', workers: WORKERS });
   const directory = platform.url('contact-directory');
   const portal = new PortalClient(directory, (await issuePortalUserToken(directory, platform.env.DIRECTORY_ADMIN_TOKEN, agency.user.id)).token);
-  await portal.saveWebhook(integratorUrl, SECRET);
+  await portal.saveWebhook(integrator.url, SECRET);
 }, 180_000);
 
 afterAll(async () => {
@@ -125,9 +104,9 @@ describe('a Redis failover behind Sentinel in the middle of webhook deliveries',
     /** Runs beside the answers: cuts the replica off, lets the primary alone take some retries, kills it. */
     const failOver = async () => {
       await redis.cutOffReplica();
-      const refused = integrator.refusals();
+      const refused = refusals();
       // Each refusal's retry is queued in Redis as soon as the dispatcher has the 503.
-      await eventually(() => integrator.refusals() >= refused + 10, 30_000, 'retries queued on the primary alone');
+      await eventually(() => refusals() >= refused + 10, 30_000, 'retries queued on the primary alone');
       await redis.killPrimary();
       const primary = await eventually(
         async () => {
@@ -137,7 +116,7 @@ describe('a Redis failover behind Sentinel in the middle of webhook deliveries',
         60_000,
         'the Sentinels naming a new primary',
       );
-      integrator.failedOver = true;
+      failedOver = true;
       return primary;
     };
     let failover: Promise<string> | undefined;
@@ -156,12 +135,12 @@ describe('a Redis failover behind Sentinel in the middle of webhook deliveries',
 
     const key = (offerId: string, workerId: string) => `${offerId}/${workerId}`;
     const expected = new Set(answers.map(({ offerId, worker }) => key(offerId, worker.id)));
-    const succeeded = () => new Set(integrator.calls.filter((call) => call.status === 200).map((call) => key(call.offerId, call.workerId)));
+    const succeeded = () => new Set(responseCalls.filter((call) => call.status === 200).map((call) => key(call.offerId, call.workerId)));
     await eventually(() => [...expected].every((answer) => succeeded().has(answer)), 180_000, 'every answer’s webhook answered 200');
 
     // One delivery per answer: every call for it carries its one webhook-id, the first refused, then a 200.
     const byAnswer = new Map<string, Call[]>();
-    for (const call of integrator.calls) byAnswer.set(key(call.offerId, call.workerId), [...(byAnswer.get(key(call.offerId, call.workerId)) ?? []), call]);
+    for (const call of responseCalls) byAnswer.set(key(call.offerId, call.workerId), [...(byAnswer.get(key(call.offerId, call.workerId)) ?? []), call]);
     expect([...byAnswer.keys()].sort()).toEqual([...expected].sort());
     for (const [answer, calls] of byAnswer) {
       expect({ answer, webhookIds: new Set(calls.map((call) => call.webhookId)).size, first: calls[0].status, last: calls.at(-1)?.status }).toEqual({
@@ -171,11 +150,11 @@ describe('a Redis failover behind Sentinel in the middle of webhook deliveries',
         last: 200,
       });
     }
-    expect(new Set(integrator.calls.map((call) => call.webhookId)).size).toBe(expected.size);
-    expect(integrator.calls.every((call) => call.verified)).toBe(true);
+    expect(new Set(responseCalls.map((call) => call.webhookId)).size).toBe(expected.size);
+    expect(responseCalls.every((call) => call.verified)).toBe(true);
 
     // Retries made after the Sentinels named the replica ran as BullMQ jobs on it.
-    const retriesAfterFailover = integrator.calls.filter((call) => call.afterFailover && call.status === 200);
+    const retriesAfterFailover = responseCalls.filter((call) => call.afterFailover && call.status === 200);
     expect(retriesAfterFailover.length).toBeGreaterThan(0);
 
     const health = await eventually(
@@ -204,7 +183,7 @@ describe('a Redis failover behind Sentinel in the middle of webhook deliveries',
     const recovered = Number(/^webhook_deliveries_recovered_total(?:\{[^}]*\})? (\d+)/m.exec(metrics)?.[1] ?? 0);
     expect(recovered).toBeGreaterThan(0);
     console.log(
-      `${expected.size} answers, ${integrator.calls.length} calls, ${retriesAfterFailover.length} retries answered 200 after the failover, ` +
+      `${expected.size} answers, ${responseCalls.length} calls, ${retriesAfterFailover.length} retries answered 200 after the failover, ` +
         `${recovered} deliveries queued again from the log (their retry lost with the primary)`,
     );
   }, 300_000);
