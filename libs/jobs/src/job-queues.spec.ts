@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { currentRequestId, currentTraceId, currentTraceparent, metricsRegistry, redisAt, runInTrace } from '@availability/service-core';
-import { eventually } from '@availability/testing';
-import { JobQueues } from './job-queues.js';
+import { eventually, freePort } from '@availability/testing';
+import { JobQueues, RedisHealth } from './job-queues.js';
 import { QueueName } from './queue-name.js';
 
 const jobs = new JobQueues({ redis: redisAt(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), prefix: `test_${randomBytes(4).toString('hex')}` });
@@ -56,4 +57,24 @@ describe('JobQueues (real Redis)', () => {
     // Tracing off: the job continues the carried trace with no span of its own.
     expect(seen).toEqual([{ traceId: '0af7651916cd43dd8448eb211c80319c', traceparent, requestId: 'request-from-caller' }]);
   });
+});
+
+describe('JobQueues when Redis cannot be reached', () => {
+  it('report Redis down within a second, and still stop when asked, without waiting for it', async () => {
+    const port = await freePort(); // nothing listens there
+    const unreachable = new JobQueues({ redis: redisAt(`redis://127.0.0.1:${port}`), prefix: 'test_unreachable' });
+    unreachable.process(QueueName.Email, async () => undefined, { concurrency: 1 });
+    const health = new RedisHealth(unreachable);
+    const indicators = { check: (key: string) => ({ up: () => ({ [key]: { status: 'up' } }), down: (data: object) => ({ [key]: { status: 'down', ...data } }) }) };
+    const checked = await Promise.race([health.check(indicators as never), sleep(2_000, 'still waiting', { ref: false })]);
+    expect(checked).toEqual({ redis: { status: 'down', message: expect.any(String) } });
+    // A job added meanwhile waits for Redis (it must not be lost while Redis restarts); it cannot hold up the stop.
+    const adding = unreachable.add(QueueName.Email, 'send', { n: 1 }, { jobId: 'while-unreachable' }).then(
+      () => 'added',
+      () => 'failed',
+    );
+    const stopped = await Promise.race([unreachable.onModuleDestroy().then(() => 'stopped'), sleep(20_000, 'still waiting', { ref: false })]);
+    expect(stopped).toBe('stopped');
+    expect(await adding).toBe('failed');
+  }, 30_000);
 });

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { type Job, type JobsOptions, Queue, Worker, type WorkerOptions } from 'bullmq';
@@ -26,6 +27,9 @@ export interface JobQueuesOptions {
 }
 
 export const JOB_QUEUES_OPTIONS = Symbol('JOB_QUEUES_OPTIONS');
+
+/** How long a health check waits for Redis's PONG. */
+const PING_TIMEOUT_MS = 1_000;
 
 /** The states `queue_jobs` reports. */
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children'] as const;
@@ -102,16 +106,41 @@ export class JobQueues implements OnModuleDestroy {
     return worker;
   }
 
-  async ping(): Promise<string> {
-    return this.connection.ping();
+  /**
+   * Redis's answer to PING; fails at once when the connection is not open, and after `timeoutMs`
+   * without an answer. Commands otherwise wait for Redis as long as it takes (a worker must outlast a
+   * restart), and a health check must not.
+   */
+  async ping(timeoutMs = PING_TIMEOUT_MS): Promise<string> {
+    if (this.connection.status !== 'ready') throw new Error(`not connected (${this.connection.status})`);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)));
+    try {
+      return await Promise.race([this.connection.ping(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
-  /** Lets active jobs finish (graceful shutdown), then closes queues and connections. */
+  /**
+   * Lets active jobs finish (graceful shutdown), then closes queues and connections. Without Redis
+   * no job can finish or be handed back, so a connection that is not open, or closes meanwhile, ends
+   * the wait: the process stops rather than waiting for a Redis that may never come back.
+   */
   async onModuleDestroy(): Promise<void> {
     this.stopObserving();
-    await Promise.all(this.workers.map(({ worker }) => worker.close()));
-    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
-    await Promise.all([this.connection, ...this.workers.map((w) => w.connection)].map((c) => c.quit().catch(() => undefined)));
+    const connections = [this.connection, ...this.workers.map((w) => w.connection)];
+    if (this.connection.status === 'ready') {
+      const graceful = (async () => {
+        await Promise.all(this.workers.map(({ worker }) => worker.close()));
+        await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+        await Promise.all(connections.map((c) => c.quit().catch(() => undefined)));
+      })();
+      await Promise.race([graceful, once(this.connection, 'close')]);
+    }
+    for (const connection of connections) connection.disconnect();
+    // Ends the workers' loops and timers; they have nothing left to hand back.
+    for (const { worker } of this.workers) void worker.close(true).catch(() => undefined);
   }
 }
 
