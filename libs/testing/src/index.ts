@@ -16,4 +16,5 @@ export * from './test-nats-cluster.js';
 export * from './test-push-service.js';
 export * from './generic-plans.js';
 export * from './database-proxy.js';
+export * from './test-postgres-server.js';
 export * from './test-integrator.js';

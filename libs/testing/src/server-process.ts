@@ -15,6 +15,8 @@ export interface ServerProcessOptions {
   detached?: boolean;
   /** Every piece of its log as it comes, for a caller that picks lines out. */
   onLog?: (text: string) => void;
+  /** Runs as this user (a server that refuses to run as root, started by root). */
+  user?: { uid: number; gid: number };
 }
 
 /**
@@ -38,7 +40,7 @@ export class ServerProcess {
   }
 
   static async start(options: ServerProcessOptions): Promise<ServerProcess> {
-    const child = spawn(options.binary, options.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
+    const child = spawn(options.binary, options.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false, ...options.user });
     const server = new ServerProcess(child, options.onLog);
     const failedToSpawn = once(child, 'error').then(([error]) => error as Error);
     const deadline = Date.now() + 10_000;

@@ -29,6 +29,8 @@ export function connectToTestBus(
   users: TestBusUsers,
   namespace: BusNamespace,
   as: BusService | 'observer' | 'anonymous',
+  /** The CA of a server that requires TLS. */
+  ca?: string,
 ): Promise<NatsConnection> {
   const seed = as === 'anonymous' ? undefined : as === 'observer' ? users.observer.seed : users.credentials.services[as].seed;
   const dial = () =>
@@ -37,6 +39,7 @@ export function connectToTestBus(
       name: `test-${as}`,
       ...(seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)) } : {}),
       ...(as !== 'anonymous' && as !== 'observer' ? { inboxPrefix: busInboxPrefix(as, namespace.subjectPrefix) } : {}),
+      ...(ca ? { tls: { ca } } : {}),
     });
   // In clean-clone runs on a loaded two-core host, a handshake with a running server now and then did
   // not complete within the client's 20 s (the cause is not known). A second attempt is what a

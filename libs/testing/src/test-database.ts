@@ -9,17 +9,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database per test suite, so suites never see each other's rows and can run in parallel. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh, empty database per test suite, so suites never see each other's rows and can run in
+ * parallel; on the shared server unless another's admin URL is given (its query, e.g. TLS settings, kept).
+ */
+export async function createTestDatabase(adminUrl = ADMIN_DATABASE_URL): Promise<TestDatabase> {
   const name = `ap_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const url = new URL(ADMIN_DATABASE_URL);
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), name, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { url: url.toString(), name, drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     await client.query(sql);

@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { type BusCredentials, type BusService, FIRST_PUBLICATION_HEADER } from '@availability/messaging';
 import { Redis } from 'ioredis';
 import { startTestNatsCluster, type TestNatsCluster } from './test-nats-cluster.js';
+import type { TestCertificates } from './test-certificates.js';
 import { startTestNatsServer } from './test-nats-server.js';
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -54,6 +55,8 @@ export interface TestEventNamespace {
 export interface TestEventNamespaceOptions {
   /** On a three-node NATS cluster, the stream kept on all three (EVENTS_STREAM_REPLICAS=3), instead of one server. */
   natsCluster?: boolean;
+  /** A server that takes TLS connections only, with these certificates (services get `tls://localhost` and NATS_CA_FILE). */
+  natsTls?: TestCertificates;
 }
 
 export async function createTestEventNamespace(options: TestEventNamespaceOptions = {}): Promise<TestEventNamespace> {
@@ -61,7 +64,8 @@ export async function createTestEventNamespace(options: TestEventNamespaceOption
   const stream = `TEST_${id}`;
   const prefix = `t${id}.`;
   const cluster = options.natsCluster ? await startTestNatsCluster({ subjectPrefix: prefix, stream }) : undefined;
-  const server = cluster ?? (await startTestNatsServer({ subjectPrefix: prefix, stream }));
+  if (cluster && options.natsTls) throw new Error('a TLS test bus is one server, not a cluster');
+  const server = cluster ?? (await startTestNatsServer({ subjectPrefix: prefix, stream }, { tls: options.natsTls }));
   const nc: NatsConnection = await server.connect();
   const jsm = await jetstreamManager(nc);
   return {
@@ -73,6 +77,7 @@ export async function createTestEventNamespace(options: TestEventNamespaceOption
       NATS_URL: server.url,
       QUEUE_PREFIX: `test_${id}`,
       ...(cluster ? { EVENTS_STREAM_REPLICAS: '3' } : {}),
+      ...(options.natsTls ? { NATS_CA_FILE: options.natsTls.caFile } : {}),
     },
     credentials: server.credentials,
     cluster,

@@ -6,6 +6,7 @@ import { type BusCredentials, type BusNamespace, type BusService, busServiceEnv,
 import { freePort } from './free-port.js';
 import { NatsServerProcess } from './nats-server-process.js';
 import { connectToTestBus, createTestBusUsers, runningTestBuses } from './test-bus.js';
+import type { TestCertificates } from './test-certificates.js';
 
 /**
  * A private, authenticated nats-server (the machine's binary, JetStream on) for one test suite:
@@ -35,14 +36,23 @@ export function testBusEnv(natsUrl: string | undefined, app: string): Record<str
   return server ? busServiceEnv(app, server.credentials) : {};
 }
 
-export async function startTestNatsServer(namespace: BusNamespace): Promise<TestNatsServer> {
+/**
+ * `tls`: clients must connect over TLS (the certificates' `localhost` one); the server is then named
+ * `tls://localhost:<port>`, and clients trust the certificates' CA.
+ */
+export async function startTestNatsServer(namespace: BusNamespace, { tls }: { tls?: TestCertificates } = {}): Promise<TestNatsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'ap-nats-'));
   const port = await freePort();
-  const url = `nats://127.0.0.1:${port}`;
+  const url = tls ? `tls://localhost:${port}` : `nats://127.0.0.1:${port}`;
   const users = createTestBusUsers();
   const { credentials, services } = users;
   const configFile = join(dir, 'nats-server.conf');
-  await writeFile(configFile, natsServerConfig({ listen: `127.0.0.1:${port}`, storeDir: join(dir, 'jetstream'), namespace, services, extraUsers: [{ nkey: users.observer.publicKey }] }));
+  const serverTls = tls ? { certFile: join(dir, 'server.pem'), keyFile: join(dir, 'server.key') } : undefined;
+  if (tls && serverTls) await Promise.all([writeFile(serverTls.certFile, tls.localhost.cert), writeFile(serverTls.keyFile, tls.localhost.key, { mode: 0o600 })]);
+  await writeFile(
+    configFile,
+    natsServerConfig({ listen: `127.0.0.1:${port}`, storeDir: join(dir, 'jetstream'), namespace, services, extraUsers: [{ nkey: users.observer.publicKey }], tls: serverTls }),
+  );
 
   const natsServer = await NatsServerProcess.start(configFile).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true });
@@ -52,7 +62,7 @@ export async function startTestNatsServer(namespace: BusNamespace): Promise<Test
   const server: TestNatsServer = {
     url,
     credentials,
-    connect: (as = 'observer') => connectToTestBus([url], users, namespace, as),
+    connect: (as = 'observer') => connectToTestBus([url], users, namespace, as, tls?.caCert),
     violations: () => natsServer.violations(),
     async stop() {
       await natsServer.stop();

@@ -45,11 +45,13 @@ export async function startTestPortal(platform: TestPlatform, port: number, env:
 export interface TestPlatformOptions extends TestEventNamespaceOptions {
   /** The address the services are given for the database (e.g. a DatabaseProxy's); the test's own queries use the real one. */
   serviceDatabaseUrl?: (url: string) => string;
+  /** The PostgreSQL server the platform's database is made on, as its admin URL (a TestPostgresServer's); default the shared one. */
+  adminDatabaseUrl?: string;
 }
 
 /** `natsCluster`: on a three-node NATS cluster with the stream replicated three times (`platform.events.cluster`). */
 export async function startTestPlatform(apps: string[], extraEnv: Record<string, string> = {}, options: TestPlatformOptions = {}): Promise<TestPlatform> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase(options.adminDatabaseUrl);
   const events = await createTestEventNamespace(options);
   // One signing key for every service of the run, generated now: contact-directory and webhook-dispatcher
   // both sign v1a, and the dispatcher publishes the key.

@@ -1,8 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
 import { RedisServerProcess } from './redis-server-process.js';
+import type { TestCertificates } from './test-certificates.js';
 
 /**
  * A private redis-server for one test suite, keeping nothing on disk, so a test can take its data
@@ -19,23 +20,28 @@ export interface TestRedisServer {
   stop(): Promise<void>;
 }
 
-export async function startTestRedisServer(): Promise<TestRedisServer> {
+/** `tls`: clients must connect over TLS (the certificates' `localhost` one), at `rediss://localhost:<port>`. */
+export async function startTestRedisServer({ tls }: { tls?: TestCertificates } = {}): Promise<TestRedisServer> {
   const dir = await mkdtemp(join(tmpdir(), 'ap-redis-'));
   const port = await freePort();
-  let server = await startRedis(port, dir);
+  const args = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+  if (tls) {
+    await Promise.all([writeFile(join(dir, 'server.pem'), tls.localhost.cert), writeFile(join(dir, 'server.key'), tls.localhost.key, { mode: 0o600 })]);
+    // No plain port at all; clients are not asked for certificates of their own.
+    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', join(dir, 'server.pem'), '--tls-key-file', join(dir, 'server.key'), '--tls-auth-clients', 'no');
+  } else {
+    args.push('--port', String(port));
+  }
+  let server = await RedisServerProcess.start(args);
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: tls ? `rediss://localhost:${port}` : `redis://127.0.0.1:${port}`,
     async loseData() {
       await server.kill('SIGKILL');
-      server = await startRedis(port, dir);
+      server = await RedisServerProcess.start(args);
     },
     async stop() {
       await server.kill('SIGTERM');
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-function startRedis(port: number, dir: string): Promise<RedisServerProcess> {
-  return RedisServerProcess.start(['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir]);
 }

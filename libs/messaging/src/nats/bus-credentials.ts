@@ -69,6 +69,8 @@ export interface NatsServerConfigOptions {
   serverName?: string;
   /** Makes the server one node of a NATS cluster; a single server when absent. */
   cluster?: NatsClusterOptions;
+  /** Clients must connect over TLS, to this certificate and key (PEM files). */
+  tls?: { certFile: string; keyFile: string };
 }
 
 /** One node's `cluster` block: every node of a cluster gets the same name, routes and route credentials. */
@@ -105,6 +107,8 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
     // acknowledged only once a majority of the nodes hold it (docs/operator-guide.md, on a NATS cluster).
     jetstream: { store_dir: options.storeDir },
     authorization: { users },
+    // The default half second for a handshake is too short for a loaded host.
+    ...(options.tls ? { tls: { cert_file: options.tls.certFile, key_file: options.tls.keyFile, timeout: 5 } } : {}),
     ...(options.cluster ? { cluster: clusterBlock(options.cluster) } : {}),
   };
   return `${JSON.stringify(config, null, 2)}\n`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createNkeyPair } from './bus-credentials.js';
-import { natsConnectionOptions } from './nats.module.js';
+import { natsConnectionOptions, natsTls } from './nats.module.js';
 
 describe('natsConnectionOptions', () => {
   const base = { servers: 'nats://a:4222,nats://b:4222', name: 'offers-api', subjectPrefix: 'staging.' };
@@ -23,4 +23,14 @@ describe('natsConnectionOptions', () => {
     expect(() => natsConnectionOptions({ ...base, requireCredentials: true })).toThrow(/NATS_NKEY_SEED: must be set/);
     expect(natsConnectionOptions(base).authenticator).toBeUndefined();
   });
+
+  it('requires TLS when a server is named tls:// or NATS_CA_FILE is set, trusting that CA; otherwise leaves it to the server', () => {
+    expect(natsTls({ NATS_URL: 'nats://a:4222', NATS_CA_FILE: '' })).toBeUndefined();
+    expect(natsTls({ NATS_URL: 'nats://a:4222, tls://b:4222', NATS_CA_FILE: '' })).toEqual({});
+    expect(() => natsTls({ NATS_URL: 'nats://a:4222', NATS_CA_FILE: '/nowhere/nats-ca.pem' })).toThrow(/NATS_CA_FILE: the CA file cannot be read \(ENOENT\)/);
+    expect(natsConnectionOptions({ ...base, tls: { ca: 'PEM' } }).tls).toEqual({ ca: 'PEM' });
+    expect(natsConnectionOptions({ ...base, tls: {} }).tls).toEqual({});
+    expect(natsConnectionOptions(base).tls).toBeUndefined();
+  });
 });
+

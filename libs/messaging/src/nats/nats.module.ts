@@ -2,7 +2,7 @@ import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type On
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type ConnectionOptions, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { ConfigValidationError, type HealthContributor, type ServiceConfig } from '@availability/service-core';
+import { ConfigValidationError, fromSetting, type HealthContributor, readCaFile, type ServiceConfig } from '@availability/service-core';
 import { JETSTREAM, JETSTREAM_MANAGER, NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
 import { RequestReply } from './request-reply.js';
 import { busInboxPrefix } from './bus-permissions.js';
@@ -18,6 +18,21 @@ export interface NatsOptions {
   nkeySeed?: string;
   /** Refuse to start without `nkeySeed` (true in production: the bus there always requires credentials). */
   requireCredentials?: boolean;
+  /**
+   * TLS required: a server that does not offer it is refused, and its certificate is checked against
+   * the host name and `ca` (PEM; absent: the public CAs). Absent: TLS only when the server asks for it.
+   */
+  tls?: { ca?: string };
+}
+
+/** TLS is required when NATS_CA_FILE is set or any of NATS_URL's servers is named `tls://`. */
+export function natsTls(config: Pick<ServiceConfig, 'NATS_URL' | 'NATS_CA_FILE'>): NatsOptions['tls'] {
+  if (config.NATS_CA_FILE !== '') return { ca: fromSetting(() => readCaFile(config.NATS_CA_FILE), 'NATS_CA_FILE') };
+  return serverUrls(config.NATS_URL).some((server) => server.startsWith('tls://')) ? {} : undefined;
+}
+
+function serverUrls(servers: string): string[] {
+  return servers.split(',').map((server) => server.trim()).filter(Boolean);
 }
 
 /**
@@ -30,16 +45,28 @@ export function natsConnectionOptions(options: NatsOptions): ConnectionOptions {
   }
   return {
     // Every server of a cluster: the client starts on one and, when it goes, reconnects to another.
-    servers: options.servers.split(',').map((server) => server.trim()).filter(Boolean),
+    servers: serverUrls(options.servers),
     name: options.name,
     inboxPrefix: busInboxPrefix(options.name, options.subjectPrefix),
     ...(options.nkeySeed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.nkeySeed)) } : {}),
+    // The client itself reads no `tls://` scheme: without this it would talk in clear to a server that offers no TLS.
+    ...(options.tls ? { tls: options.tls.ca ? { ca: options.tls.ca } : {} } : {}),
     // Never gives up: a service outlives any server of the cluster, or the whole cluster, going away.
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     // No stack trace captured per request/publish, a measurable cost on the hot path.
     noAsyncTraces: true,
   };
+}
+
+/** Connects; a failure names the servers tried (host and port only), so a start that fails says which and why. */
+async function connectNamingServers(options: ConnectionOptions): Promise<NatsConnection> {
+  try {
+    return await connect(options);
+  } catch (error) {
+    const servers = [options.servers ?? []].flat().map((server) => server.replace(/^[a-z]+:\/\/([^@/]*@)?/, ''));
+    throw new Error(`NATS at ${servers.join(', ')} (NATS_URL) cannot be reached: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 @Injectable()
@@ -67,6 +94,7 @@ export class NatsModule {
       subjectPrefix: config.NATS_SUBJECT_PREFIX,
       nkeySeed: config.NATS_NKEY_SEED,
       requireCredentials: config.NODE_ENV === 'production',
+      tls: natsTls(config),
     }));
   }
 
@@ -76,7 +104,7 @@ export class NatsModule {
       providers: [
         {
           provide: NATS_CONNECTION,
-          useFactory: () => connect(natsConnectionOptions(options())),
+          useFactory: () => connectNamingServers(natsConnectionOptions(options())),
         },
         { provide: JETSTREAM, useFactory: (nc: NatsConnection) => jetstream(nc), inject: [NATS_CONNECTION] },
         { provide: JETSTREAM_MANAGER, useFactory: (nc: NatsConnection) => jetstreamManager(nc), inject: [NATS_CONNECTION] },

@@ -23,4 +23,24 @@ describe('loadConfig', () => {
     expect(error?.problems.some((p) => p.startsWith('DATABASE_POOL_SIZE'))).toBe(true);
     expect(error?.message).not.toContain('secret-password');
   });
+
+  it('takes a DATABASE_URL over TLS only with an sslmode every client reads the same way, and a CA file that can be read', () => {
+    const problems = (url: string) => {
+      try {
+        loadConfig(ServiceConfig, { DATABASE_URL: url });
+        return [];
+      } catch (error) {
+        return (error as ConfigValidationError).problems;
+      }
+    };
+    expect(problems('postgres://platform@db.internal:5432/platform?sslmode=verify-full')).toEqual([]);
+    expect(problems('postgres://platform@localhost/platform?sslmode=disable')).toEqual([]);
+    for (const mode of ['require', 'verify-ca', 'prefer', 'no-verify']) {
+      expect(problems(`postgres://platform@db.internal/platform?sslmode=${mode}`)).toEqual(['DATABASE_URL: fails sslmode=verify-full or sslmode=disable, when an sslmode is given']);
+    }
+    expect(problems('postgres://platform@db.internal/platform?sslmode=verify-full&sslrootcert=/nowhere/ca.pem')).toEqual([
+      'DATABASE_URL: fails sslrootcert names a readable file of PEM certificates, when given',
+    ]);
+  });
 });
+

@@ -1,4 +1,5 @@
-import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { readCaFile } from './ca-file.js';
 import { InProduction, realSecret, required, requiredOr } from './production-rules.js';
 
 /**
@@ -31,8 +32,16 @@ export class ServiceConfig {
   })
   TRUST_PROXY = '';
 
+  /**
+   * The database, as a libpq-style URL. Over TLS: `?sslmode=verify-full` (the server's certificate
+   * checked against the URL's host name), with `&sslrootcert=<file>` when its CA is not a public one.
+   * Other sslmodes are refused: the driver reads `require` and `verify-ca` differently from libpq, and
+   * `no-verify` would let anyone on the path read the traffic.
+   */
   @IsString()
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  @ValidateBy({ name: 'sslmode=verify-full or sslmode=disable, when an sslmode is given', validator: { validate: (value: unknown) => hasClearSslMode(String(value)) } })
+  @ValidateBy({ name: 'sslrootcert names a readable file of PEM certificates, when given', validator: { validate: (value: unknown) => hasReadableRootCert(String(value)) } })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
   @IsInt()
@@ -66,6 +75,14 @@ export class ServiceConfig {
   @Matches(/^SU[A-Z2-7]{56}$/)
   NATS_NKEY_SEED = '';
 
+  /**
+   * A PEM file of the CA certificates that signed the NATS servers' certificates, when not a public
+   * CA. Setting it, or a `tls://` URL in NATS_URL, makes TLS required: a server that does not offer it,
+   * or whose certificate does not match its host name, is refused. Empty: TLS when the server asks.
+   */
+  @IsString()
+  NATS_CA_FILE = '';
+
   /** JetStream stream that carries the platform's events. */
   @IsString()
   @Matches(/^[A-Za-z0-9_-]+$/)
@@ -93,6 +110,13 @@ export class ServiceConfig {
   @IsString()
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /**
+   * With a `rediss://` REDIS_URL: a PEM file of the CA certificates that signed the Redis servers'
+   * certificates, when not a public CA. Certificates are always checked against the host name.
+   */
+  @IsString()
+  REDIS_CA_FILE = '';
 
   /**
    * Comma-separated `host:port` of Redis Sentinels. When set, every Redis client (job queues, rate
@@ -225,4 +249,30 @@ export class IntegratorCallerConfig extends BusServiceConfig {
   @IsString()
   @MaxLength(4096)
   WEBHOOK_SIGNING_KEYS_FILE = '';
+}
+
+/** A URL's query parameter; undefined when there is none, or when it is not a URL (which @Matches reports). */
+function urlParameter(url: string, name: string): string | undefined {
+  try {
+    return new URL(url).searchParams.get(name) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when a PostgreSQL URL names no sslmode, or one whose meaning is the same in every client. */
+function hasClearSslMode(url: string): boolean {
+  const sslmode = urlParameter(url, 'sslmode');
+  return sslmode === undefined || sslmode === 'verify-full' || sslmode === 'disable';
+}
+
+function hasReadableRootCert(url: string): boolean {
+  const file = urlParameter(url, 'sslrootcert');
+  if (file === undefined) return true;
+  try {
+    readCaFile(file);
+    return true;
+  } catch {
+    return false;
+  }
 }

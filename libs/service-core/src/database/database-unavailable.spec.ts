@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable } from './database-unavailable.js';
+import { isDatabaseUnavailable, isUntrustedDatabase } from './database-unavailable.js';
 
 /** An error as pg reports one from the server: a message and its SQLSTATE. */
 const serverError = (code: string, message = 'error') => Object.assign(new Error(message), { code });
@@ -30,5 +30,21 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(new Error('Something else terminated'))).toBe(false);
     expect(isDatabaseUnavailable(undefined)).toBe(false);
     expect(isDatabaseUnavailable('Connection terminated')).toBe(false);
+  });
+});
+
+describe('isUntrustedDatabase', () => {
+  it('knows a certificate that cannot be trusted, or a server without TLS: unavailable too, and not mended by waiting', () => {
+    const tls = ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER'];
+    for (const code of tls) {
+      expect([code, isUntrustedDatabase(serverError(code)), isDatabaseUnavailable(serverError(code))]).toEqual([code, true, true]);
+    }
+    const noTls = new Error('The server does not support SSL connections');
+    expect([isUntrustedDatabase(noTls), isDatabaseUnavailable(noTls)]).toEqual([true, true]);
+    expect(isUntrustedDatabase(new Error('at start-up', { cause: serverError('CERT_HAS_EXPIRED') }))).toBe(true);
+  });
+
+  it('leaves a server that is merely away, and a wrong statement, alone', () => {
+    for (const code of ['ECONNREFUSED', '57P01', '08006', '23505', '28P01']) expect(isUntrustedDatabase(serverError(code))).toBe(false);
   });
 });

@@ -8,6 +8,12 @@ const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300|25006)$/;
 /** What a socket says when the server is down, restarting or out of reach. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
+/**
+ * What a TLS handshake says when the server's certificate cannot be trusted (expired, another host's,
+ * an unknown CA) or the handshake failed: the database cannot be reached safely, so it is not reached.
+ */
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|HOSTNAME_MISMATCH)/;
+
 /** The PostgreSQL client's own words for a connection lost, never made, or an answer waited for too long (pg, pg-pool). */
 const CLIENT_MESSAGES = [
   /^Connection terminated/,
@@ -16,18 +22,30 @@ const CLIENT_MESSAGES = [
   /^Client was closed/,
   /^Query read timeout/,
   /^Cannot use a pool after calling end/,
+  /^The server does not support SSL connections/,
 ];
 
 /**
  * Whether `error` says the database could not be reached or could not serve, rather than that the
- * statement was wrong: a request that met it may succeed when repeated in a moment (HTTP 503). Looks
- * through TypeORM's QueryFailedError (`driverError`) and an error's `cause`.
+ * statement was wrong: a request that met it may succeed when repeated in a moment (HTTP 503).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  return anyCause(error, (code, message) => UNAVAILABLE_STATES.test(code) || SOCKET_CODES.has(code) || TLS_CODES.test(code) || CLIENT_MESSAGES.some((pattern) => pattern.test(message)));
+}
+
+/**
+ * Whether `error` says the server's certificate could not be trusted or TLS could not be agreed:
+ * unavailable too, but a mistake of configuration that waiting will not mend.
+ */
+export function isUntrustedDatabase(error: unknown): boolean {
+  return anyCause(error, (code, message) => TLS_CODES.test(code) || /^The server does not support SSL connections/.test(message));
+}
+
+/** Looks through TypeORM's QueryFailedError (`driverError`) and an error's `cause`. */
+function anyCause(error: unknown, says: (code: string, message: string) => boolean): boolean {
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 4; depth++) {
     const { code, message } = current as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || SOCKET_CODES.has(code))) return true;
-    if (typeof message === 'string' && CLIENT_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    if (says(typeof code === 'string' ? code : '', typeof message === 'string' ? message : '')) return true;
     const next = current as { driverError?: unknown; cause?: unknown };
     current = next.driverError ?? next.cause;
   }

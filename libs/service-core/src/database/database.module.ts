@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import pg from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
 import type { ServiceConfig } from '../config/service.config.js';
+import { isDatabaseUnavailable, isUntrustedDatabase } from './database-unavailable.js';
 
 type DatabaseSettings = Pick<ServiceConfig, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_QUERY_TIMEOUT_MS'>;
 
@@ -55,6 +56,20 @@ export function createDataSource(options: DatabaseOptions): DataSource {
 }
 
 /**
+ * The data source, connected; a server that cannot be reached is named in the error (its host and
+ * port, never the URL's credentials), so a start that fails says which server and why.
+ */
+async function connected(url: string, dataSource: DataSource): Promise<DataSource> {
+  try {
+    return await dataSource.initialize();
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error;
+    const { hostname, port } = new URL(url);
+    throw new Error(`PostgreSQL at ${hostname}:${port || 5432} (DATABASE_URL) cannot be reached: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
  * Creates the schema and applies pending migrations while holding an advisory lock, so several
  * instances starting together apply each migration exactly once.
  */
@@ -86,7 +101,7 @@ export interface ServiceMigrations {
 export async function migrateAlone(databaseUrl: string, { service, schema, migrations }: ServiceMigrations, connectTimeoutMs?: number): Promise<void> {
   // Two connections: one holds the advisory lock while the other applies the migrations, which may
   // rightly take minutes (no statement timeout).
-  const dataSource = await createDataSource({ url: databaseUrl, schema, migrations, poolSize: 2, applicationName: `${service}-migrate`, connectTimeoutMs, queryTimeoutMs: 0 }).initialize();
+  const dataSource = await connected(databaseUrl, createDataSource({ url: databaseUrl, schema, migrations, poolSize: 2, applicationName: `${service}-migrate`, connectTimeoutMs, queryTimeoutMs: 0 }));
   try {
     await migrate(dataSource, schema);
   } finally {
@@ -118,12 +133,14 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({}),
+          // A server still starting is waited for (ten tries, 3 s apart); a refused login, a missing
+          // database or a certificate that cannot be trusted stops the start at once, saying why.
+          useFactory: () => ({ toRetry: (error: unknown) => isDatabaseUnavailable(error) && !isUntrustedDatabase(error) }),
           dataSourceFactory: async () => {
             const resolved = options();
             const { url, schema, migrations, applicationName } = resolved;
             await migrateAlone(url, { service: applicationName, schema, migrations }, resolved.connectTimeoutMs);
-            return createDataSource(resolved).initialize();
+            return connected(url, createDataSource(resolved));
           },
         }),
       ],

@@ -43,4 +43,14 @@ describe('Redis connections', () => {
     expect(loadConfig(ServiceConfig, { EVENTS_STREAM_REPLICAS: '3' }).EVENTS_STREAM_REPLICAS).toBe(3);
     expect(() => loadConfig(ServiceConfig, { EVENTS_STREAM_REPLICAS: '2' })).toThrow(/EVENTS_STREAM_REPLICAS/);
   });
+
+  it('take REDIS_CA_FILE only with a rediss:// URL, and say when the file cannot serve', () => {
+    expect(() => redisTarget(loadConfig(ServiceConfig, { REDIS_URL: 'redis://redis.internal:6379', REDIS_CA_FILE: '/etc/platform/redis-ca.pem' }))).toThrow(
+      /REDIS_CA_FILE: is set, but REDIS_URL is not a rediss:\/\/ URL/,
+    );
+    expect(() => redisTarget(loadConfig(ServiceConfig, { REDIS_URL: 'rediss://redis.internal:6379', REDIS_CA_FILE: '/nowhere/redis-ca.pem' }))).toThrow(
+      /REDIS_CA_FILE: the CA file cannot be read \(ENOENT\)/,
+    );
+  });
 });
+

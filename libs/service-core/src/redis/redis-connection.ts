@@ -1,4 +1,6 @@
 import { Redis, type RedisOptions, type SentinelConnectionOptions, SentinelConnector } from 'ioredis';
+import { readCaFile } from '../config/ca-file.js';
+import { ConfigValidationError, fromSetting } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service.config.js';
 
 /** Where a service's Redis is: one server's URL, or Sentinels that name the current primary. */
@@ -8,11 +10,16 @@ export interface RedisTarget {
   sentinels: Array<{ host: string; port: number }>;
   /** The primary's name in the Sentinels' configuration. */
   masterName: string;
+  /** PEM CA certificates a `rediss://` server's certificate is checked against; absent: the public CAs. */
+  ca?: string;
 }
 
 export function redisTarget(config: ServiceConfig): RedisTarget {
   const sentinels = config.REDIS_SENTINELS === '' ? [] : config.REDIS_SENTINELS.split(',').map(parseHostPort);
-  return { url: config.REDIS_URL, sentinels, masterName: config.REDIS_SENTINEL_MASTER };
+  if (config.REDIS_CA_FILE === '') return { url: config.REDIS_URL, sentinels, masterName: config.REDIS_SENTINEL_MASTER };
+  if (!config.REDIS_URL.startsWith('rediss://')) throw new ConfigValidationError(['REDIS_CA_FILE: is set, but REDIS_URL is not a rediss:// URL (TLS)']);
+  const ca = fromSetting(() => readCaFile(config.REDIS_CA_FILE), 'REDIS_CA_FILE');
+  return { url: config.REDIS_URL, sentinels, masterName: config.REDIS_SENTINEL_MASTER, ca };
 }
 
 /** A target for one server (tests, benchmarks and tools that are given a URL). */
@@ -27,7 +34,9 @@ export function redisAt(url: string): RedisTarget {
  * still gives the credentials, database and TLS of the data servers.
  */
 export function connectRedis(target: RedisTarget, options: RedisOptions = {}): Redis {
-  if (target.sentinels.length === 0) return new Redis(target.url, options);
+  // ioredis turns TLS on for rediss:// by itself; a private CA has to be handed over.
+  const tls = target.ca ? { tls: { ca: target.ca } } : {};
+  if (target.sentinels.length === 0) return new Redis(target.url, { ...tls, ...options });
   const url = new URL(target.url);
   return new Redis({
     // A demoted primary that is still up (after SENTINEL FAILOVER, or one the Sentinels could not
@@ -45,7 +54,7 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
     password: url.password ? decodeURIComponent(url.password) : undefined,
     db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
     // Through Sentinels, ioredis uses `tls` for the data servers only with enableTLSForSentinelMode.
-    ...(url.protocol === 'rediss:' ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: { ...(target.ca ? { ca: target.ca } : {}) }, enableTLSForSentinelMode: true } : {}),
   });
 }
 
