@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DirectoryAdminClient } from '@availability/platform-client';
+import { DirectoryAdminClient, issuePortalUserToken, PortalClient, seedOrganisation, type SeededOrganisation } from '@availability/platform-client';
 import { generateSigningKeysJson } from '@availability/webhook-signing';
 import { freePort, ServiceProcess } from './service-process.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -92,3 +92,16 @@ export async function startTestPlatform(apps: string[], extraEnv: Record<string,
     },
   };
 }
+
+/**
+ * An agency with `workers` workers whose webhooks go to `integratorUrl`, signed with `secret`: saved
+ * through the portal as its admin would, so the platform has checked `/test` and `/test/auth` first.
+ */
+export async function seedAgencyWithWebhooks(platform: TestPlatform, options: { name: string; workers: number; integratorUrl: string; secret: string }): Promise<SeededOrganisation> {
+  const agency = await seedOrganisation(platform.admin, { name: options.name, workers: options.workers });
+  const directory = platform.url('contact-directory');
+  const portal = new PortalClient(directory, (await issuePortalUserToken(directory, platform.env.DIRECTORY_ADMIN_TOKEN, agency.user.id)).token);
+  await portal.saveWebhook(options.integratorUrl, options.secret);
+  return agency;
+}
+

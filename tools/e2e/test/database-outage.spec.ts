@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type HttpResult, issuePortalUserToken, offerBody, OffersClient, PortalClient, seedOrganisation, type SeededOrganisation } from '@availability/platform-client';
-import { DatabaseProxy, eventually, queryDatabase, startTestPlatform, TestIntegrator, type TestPlatform } from '@availability/testing';
+import { type HttpResult, offerBody, OffersClient, type SeededOrganisation } from '@availability/platform-client';
+import { DatabaseProxy, eventually, queryDatabase, seedAgencyWithWebhooks, startTestPlatform, TestIntegrator, type TestPlatform } from '@availability/testing';
 
 /**
  * PostgreSQL going away under the running platform, as it does in a restart, a failover or a network
@@ -39,10 +39,7 @@ beforeAll(async () => {
     { WEBHOOK_ALLOW_LOOPBACK: 'true', DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), DATABASE_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS) },
     { serviceDatabaseUrl: (url) => proxy.urlFor(url) },
   );
-  agency = await seedOrganisation(platform.admin, { name: 'Outage Staffing', workers: 4 });
-  const directory = platform.url('contact-directory');
-  const portal = new PortalClient(directory, (await issuePortalUserToken(directory, platform.env.DIRECTORY_ADMIN_TOKEN, agency.user.id)).token);
-  await portal.saveWebhook(integrator.url, SECRET);
+  agency = await seedAgencyWithWebhooks(platform, { name: 'Outage Staffing', workers: 4, integratorUrl: integrator.url, secret: SECRET });
   sender = new OffersClient(platform.url('offers-api'), agency.apiKey);
 }, 180_000);
 

@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { issuePortalUserToken, offerBody, OffersClient, PortalClient, seedOrganisation, type SeededOrganisation } from '@availability/platform-client';
+import { offerBody, OffersClient, type SeededOrganisation } from '@availability/platform-client';
 import {
   createTestCertificates,
   eventually,
   freePort,
   queryDatabase,
+  seedAgencyWithWebhooks,
   ServiceProcess,
   startTestPlatform,
   startTestPostgresServer,
@@ -55,10 +56,7 @@ beforeAll(async () => {
     { WEBHOOK_ALLOW_LOOPBACK: 'true', REDIS_URL: redis.url, REDIS_CA_FILE: certificates.caFile, DATABASE_CONNECT_TIMEOUT_MS: '2000' },
     { adminDatabaseUrl: postgres.url, natsTls: certificates },
   );
-  agency = await seedOrganisation(platform.admin, { name: 'TLS Staffing', workers: 3 });
-  const directory = platform.url('contact-directory');
-  const portal = new PortalClient(directory, (await issuePortalUserToken(directory, platform.env.DIRECTORY_ADMIN_TOKEN, agency.user.id)).token);
-  await portal.saveWebhook(integrator.url, SECRET);
+  agency = await seedAgencyWithWebhooks(platform, { name: 'TLS Staffing', workers: 3, integratorUrl: integrator.url, secret: SECRET });
   sender = new OffersClient(platform.url('offers-api'), agency.apiKey);
 }, 180_000);
 

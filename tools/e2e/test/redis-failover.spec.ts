@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { issuePortalUserToken, offerBody, OffersClient, PortalClient, seedOrganisation, type SeededOrganisation } from '@availability/platform-client';
+import { offerBody, OffersClient, type SeededOrganisation } from '@availability/platform-client';
 import {
   eventually,
   queryDatabase,
   type ReceivedCall,
+  seedAgencyWithWebhooks,
   startTestPlatform,
   startTestRedisSentinels,
   TestIntegrator,
@@ -76,10 +77,7 @@ beforeAll(async () => {
     // A retry lost with the primary is queued again from the delivery log after 5 s instead of 5 min.
     WEBHOOK_RECOVERY_AFTER_MS: '5000',
   });
-  agency = await seedOrganisation(platform.admin, { name: 'Failover Staffing', workers: WORKERS });
-  const directory = platform.url('contact-directory');
-  const portal = new PortalClient(directory, (await issuePortalUserToken(directory, platform.env.DIRECTORY_ADMIN_TOKEN, agency.user.id)).token);
-  await portal.saveWebhook(integrator.url, SECRET);
+  agency = await seedAgencyWithWebhooks(platform, { name: 'Failover Staffing', workers: WORKERS, integratorUrl: integrator.url, secret: SECRET });
 }, 180_000);
 
 afterAll(async () => {
