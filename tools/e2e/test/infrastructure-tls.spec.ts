@@ -22,7 +22,7 @@ import {
  * The platform's own servers across a network, as a deployment whose PostgreSQL, NATS and Redis are
  * not on the services' machine has them: each server takes TLS connections only, with a certificate
  * from a private CA made for this run, and is addressed by host name. The services trust that CA
- * through DATABASE_URL's `sslrootcert` (with `sslmode=verify-full`), NATS_CA_FILE and REDIS_CA_FILE.
+ * through DATABASE_CA_FILE, NATS_CA_FILE and REDIS_CA_FILE.
  * The whole journey runs, a retry goes through Redis, PostgreSQL restarting in the middle of requests
  * answers 503 rather than 500, and a service that cannot trust a server's certificate does not start.
  */
@@ -53,8 +53,9 @@ beforeAll(async () => {
   });
   platform = await startTestPlatform(
     SERVICES,
-    { WEBHOOK_ALLOW_LOOPBACK: 'true', REDIS_URL: redis.url, REDIS_CA_FILE: certificates.caFile, DATABASE_CONNECT_TIMEOUT_MS: '2000' },
-    { adminDatabaseUrl: postgres.url, natsTls: certificates },
+    { WEBHOOK_ALLOW_LOOPBACK: 'true', DATABASE_CA_FILE: certificates.caFile, REDIS_URL: redis.url, REDIS_CA_FILE: certificates.caFile, DATABASE_CONNECT_TIMEOUT_MS: '2000' },
+    // The test's own clients name the CA in the URL; the services are given it as DATABASE_CA_FILE.
+    { adminDatabaseUrl: postgres.url, serviceDatabaseUrl: withoutRootCert, natsTls: certificates },
   );
   agency = await seedAgencyWithWebhooks(platform, { name: 'TLS Staffing', workers: 3, integratorUrl: integrator.url, secret: SECRET });
   sender = new OffersClient(platform.url('offers-api'), agency.apiKey);
@@ -66,6 +67,12 @@ afterAll(async () => {
   await Promise.all([postgres?.stop(), redis?.stop()]);
   await certificates?.remove();
 });
+
+function withoutRootCert(url: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.delete('sslrootcert');
+  return parsed.toString();
+}
 
 async function newOffer(): Promise<string> {
   const created = await sender.createOffer(offerBody(agency.user.id, agency.workers.map((w) => w.id)));
@@ -132,7 +139,7 @@ describe('PostgreSQL, NATS and Redis over TLS', () => {
     const stranger = await createTestCertificates();
     try {
       const attempts: Array<{ name: string; env: Record<string, string> }> = [
-        { name: 'PostgreSQL', env: { DATABASE_URL: platform.database.url.replace(encodeURIComponent(certificates.caFile), encodeURIComponent(stranger.caFile)) } },
+        { name: 'PostgreSQL', env: { DATABASE_CA_FILE: stranger.caFile } },
         { name: 'NATS', env: { NATS_CA_FILE: stranger.caFile } },
       ];
       for (const attempt of attempts) {

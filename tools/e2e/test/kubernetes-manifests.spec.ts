@@ -278,7 +278,17 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
     expect(environment.postgres).toMatchObject({ kind: 'Cluster', metadata: { name: 'platform-db' }, spec: { bootstrap: { initdb: { database: 'platform' } } } });
     for (const workload of workloads()) {
       const database = settings(workload).get('DATABASE_URL');
-      if (database) expect(database).toMatchObject({ secret: `${environment.postgres.metadata.name}-app`, key: 'uri', optional: false });
+      if (!database) continue;
+      expect(database).toMatchObject({ secret: `${environment.postgres.metadata.name}-app`, key: 'uri', optional: false });
+      // Over TLS, trusting the operator's CA: its certificate mounted where DATABASE_CA_FILE says.
+      const caFile = settings(workload).get('DATABASE_CA_FILE')?.value ?? '';
+      const mount = workload.spec.template.spec.containers[0].volumeMounts.find((candidate: { mountPath: string }) => caFile.startsWith(`${candidate.mountPath}/`));
+      const volume = workload.spec.template.spec.volumes.find((candidate: { name: string }) => candidate.name === mount?.name);
+      expect([workload.metadata.name, volume?.secret?.secretName, volume?.secret?.items]).toEqual([
+        workload.metadata.name,
+        `${environment.postgres.metadata.name}-ca`,
+        [{ key: 'ca.crt', path: caFile.slice(mount.mountPath.length + 1) }],
+      ]);
     }
     if (environment.name === 'production') expect(environment.postgres.spec.instances).toBe(3);
   });
@@ -382,7 +392,8 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
     it('runs each migrations Job’s command, with only the Job’s settings, to an up-to-date schema', () => {
       for (const job of of('Job')) {
         const container = job.spec.template.spec.containers[0];
-        const env = { ...plain(job), DATABASE_URL: database.url };
+        // The test's database, which has no TLS: the operator's CA is not there either.
+        const env = { ...plain(job), DATABASE_URL: database.url, DATABASE_CA_FILE: '' };
         expect(Object.keys(env).sort()).toEqual([...settings(job).keys()].sort());
         const run = spawnSync(container.command[0] === 'node' ? process.execPath : container.command[0], container.command.slice(1), { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000 });
         expect([job.metadata.name, run.status, run.stderr]).toEqual([job.metadata.name, 0, '']);

@@ -24,7 +24,7 @@ describe('loadConfig', () => {
     expect(error?.message).not.toContain('secret-password');
   });
 
-  it('takes a DATABASE_URL over TLS only with an sslmode every client reads the same way, and a CA file that can be read', () => {
+  it('takes a DATABASE_URL over TLS only with an sslmode every client reads the same way, its CA in DATABASE_CA_FILE', () => {
     const problems = (url: string) => {
       try {
         loadConfig(ServiceConfig, { DATABASE_URL: url });
@@ -38,8 +38,8 @@ describe('loadConfig', () => {
     for (const mode of ['require', 'verify-ca', 'prefer', 'no-verify']) {
       expect(problems(`postgres://platform@db.internal/platform?sslmode=${mode}`)).toEqual(['DATABASE_URL: fails sslmode=verify-full or sslmode=disable, when an sslmode is given']);
     }
-    expect(problems('postgres://platform@db.internal/platform?sslmode=verify-full&sslrootcert=/nowhere/ca.pem')).toEqual([
-      'DATABASE_URL: fails sslrootcert names a readable file of PEM certificates, when given',
+    expect(problems('postgres://platform@db.internal/platform?sslmode=verify-full&sslrootcert=/etc/platform/ca.pem')).toEqual([
+      'DATABASE_URL: fails no sslrootcert (the CA is DATABASE_CA_FILE)',
     ]);
   });
 });

@@ -1,5 +1,4 @@
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
-import { readCaFile } from './ca-file.js';
 import { InProduction, realSecret, required, requiredOr } from './production-rules.js';
 
 /**
@@ -34,15 +33,22 @@ export class ServiceConfig {
 
   /**
    * The database, as a libpq-style URL. Over TLS: `?sslmode=verify-full` (the server's certificate
-   * checked against the URL's host name), with `&sslrootcert=<file>` when its CA is not a public one.
-   * Other sslmodes are refused: the driver reads `require` and `verify-ca` differently from libpq, and
-   * `no-verify` would let anyone on the path read the traffic.
+   * checked against the URL's host name), or DATABASE_CA_FILE for a private CA. Other sslmodes are
+   * refused: the driver reads `require` and `verify-ca` differently from libpq, and `no-verify` would
+   * let anyone on the path read the traffic. The CA is DATABASE_CA_FILE, not the URL's `sslrootcert`.
    */
   @IsString()
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   @ValidateBy({ name: 'sslmode=verify-full or sslmode=disable, when an sslmode is given', validator: { validate: (value: unknown) => hasClearSslMode(String(value)) } })
-  @ValidateBy({ name: 'sslrootcert names a readable file of PEM certificates, when given', validator: { validate: (value: unknown) => hasReadableRootCert(String(value)) } })
+  @ValidateBy({ name: 'no sslrootcert (the CA is DATABASE_CA_FILE)', validator: { validate: (value: unknown) => urlParameter(String(value), 'sslrootcert') === undefined } })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+  /**
+   * A PEM file of the CA certificates that signed PostgreSQL's certificate, when not a public CA.
+   * Setting it makes TLS required (`sslmode=verify-full`, whatever DATABASE_URL says but `disable`).
+   */
+  @IsString()
+  DATABASE_CA_FILE = '';
 
   @IsInt()
   @Min(1)
@@ -266,13 +272,3 @@ function hasClearSslMode(url: string): boolean {
   return sslmode === undefined || sslmode === 'verify-full' || sslmode === 'disable';
 }
 
-function hasReadableRootCert(url: string): boolean {
-  const file = urlParameter(url, 'sslrootcert');
-  if (file === undefined) return true;
-  try {
-    readCaFile(file);
-    return true;
-  } catch {
-    return false;
-  }
-}

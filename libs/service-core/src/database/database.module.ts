@@ -2,10 +2,26 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import pg from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
+import { readCaFile } from '../config/ca-file.js';
+import { ConfigValidationError, fromSetting } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service.config.js';
 import { isDatabaseUnavailable, isUntrustedDatabase } from './database-unavailable.js';
 
-type DatabaseSettings = Pick<ServiceConfig, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_QUERY_TIMEOUT_MS'>;
+type DatabaseSettings = Pick<ServiceConfig, 'DATABASE_URL' | 'DATABASE_CA_FILE' | 'DATABASE_POOL_SIZE' | 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_QUERY_TIMEOUT_MS'>;
+
+/**
+ * The URL the PostgreSQL driver is given: DATABASE_URL, and with DATABASE_CA_FILE, TLS required
+ * (`sslmode=verify-full`) and that CA trusted (the driver reads the file `sslrootcert` names).
+ */
+export function databaseUrl(config: Pick<ServiceConfig, 'DATABASE_URL' | 'DATABASE_CA_FILE'>): string {
+  if (config.DATABASE_CA_FILE === '') return config.DATABASE_URL;
+  fromSetting(() => readCaFile(config.DATABASE_CA_FILE), 'DATABASE_CA_FILE');
+  const url = new URL(config.DATABASE_URL);
+  if (url.searchParams.get('sslmode') === 'disable') throw new ConfigValidationError(['DATABASE_CA_FILE: is set, but DATABASE_URL says sslmode=disable']);
+  url.searchParams.set('sslmode', 'verify-full');
+  url.searchParams.set('sslrootcert', config.DATABASE_CA_FILE);
+  return url.toString();
+}
 
 // bigint ids (bigserial) come back as numbers: they stay far below 2^53 and the spec types them integer.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
@@ -118,7 +134,7 @@ export class DatabaseModule {
   /** A service's database as its configuration sets it (DATABASE_*). */
   static forService(config: DatabaseSettings, { service, schema, migrations }: ServiceMigrations): DynamicModule {
     return DatabaseModule.forRoot(() => ({
-      url: config.DATABASE_URL,
+      url: databaseUrl(config),
       schema,
       migrations,
       poolSize: config.DATABASE_POOL_SIZE,
