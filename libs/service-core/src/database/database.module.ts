@@ -114,10 +114,10 @@ export interface ServiceMigrations {
  * at start-up, so either order is safe: a deployment runs this before the new version starts
  * (deploy/kubernetes: the migrations Job) only to take the step out of the rollout.
  */
-export async function migrateAlone(databaseUrl: string, { service, schema, migrations }: ServiceMigrations, connectTimeoutMs?: number): Promise<void> {
+export async function migrateAlone(url: string, { service, schema, migrations }: ServiceMigrations, connectTimeoutMs?: number): Promise<void> {
   // Two connections: one holds the advisory lock while the other applies the migrations, which may
   // rightly take minutes (no statement timeout).
-  const dataSource = await connected(databaseUrl, createDataSource({ url: databaseUrl, schema, migrations, poolSize: 2, applicationName: `${service}-migrate`, connectTimeoutMs, queryTimeoutMs: 0 }));
+  const dataSource = await connected(url, createDataSource({ url, schema, migrations, poolSize: 2, applicationName: `${service}-migrate`, connectTimeoutMs, queryTimeoutMs: 0 }));
   try {
     await migrate(dataSource, schema);
   } finally {
