@@ -1,5 +1,5 @@
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, readCaFile, realSecret, required } from '@availability/service-core';
+import { caFileOf, ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, realSecret, required } from '@availability/service-core';
 import { sealingKeysProblems } from '@availability/messaging';
 import { type AddressPolicy, type OutboundClientOptions } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
@@ -175,9 +175,6 @@ export function addressPolicy(config: ContactDirectoryConfig): AddressPolicy {
 
 /** Options of the client that calls integrators (set-up checks, contact suggestions): built here only. */
 export function outboundClientOptions(config: ContactDirectoryConfig): OutboundClientOptions {
-  return { policy: addressPolicy(config), connectionsPerOrigin: 16, extraCaCertificates: extraCa(config.OUTBOUND_CA_FILE) };
+  return { policy: addressPolicy(config), connectionsPerOrigin: 16, extraCaCertificates: caFileOf(config, 'OUTBOUND_CA_FILE') };
 }
 
-function extraCa(path: string): string | undefined {
-  return path === '' ? undefined : fromSetting(() => readCaFile(path), 'OUTBOUND_CA_FILE');
-}

@@ -1,5 +1,5 @@
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, readCaFile, realSecret, required } from '@availability/service-core';
+import { caFileOf, ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, realSecret, required } from '@availability/service-core';
 import { sealingKeysProblems } from '@availability/messaging';
 import { type OutboundClientOptions } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
@@ -186,7 +186,7 @@ export function outboundClientOptions(config: WebhookDispatcherConfig): Outbound
     // Several organisations may share one host (a multi-tenant integrator): the pool per origin must
     // never be what limits them, or one hanging organisation would hold the connections of the others.
     connectionsPerOrigin: config.WEBHOOK_CONCURRENCY + config.WEBHOOK_INTAKE_CONCURRENCY,
-    extraCaCertificates: extraCa(config.OUTBOUND_CA_FILE),
+    extraCaCertificates: caFileOf(config, 'OUTBOUND_CA_FILE'),
   };
 }
 
@@ -207,9 +207,6 @@ export function endpointGateOptions(config: WebhookDispatcherConfig): EndpointGa
   };
 }
 
-function extraCa(path: string): string | undefined {
-  return path === '' ? undefined : fromSetting(() => readCaFile(path), 'OUTBOUND_CA_FILE');
-}
 
 /**
  * The signing keys of WEBHOOK_SIGNING_KEYS (outside production, an empty value becomes a key generated

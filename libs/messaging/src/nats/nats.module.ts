@@ -2,7 +2,7 @@ import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type On
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type ConnectionOptions, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { ConfigValidationError, fromSetting, type HealthContributor, readCaFile, type ServiceConfig } from '@availability/service-core';
+import { caFileOf, ConfigValidationError, type HealthContributor, type ServiceConfig } from '@availability/service-core';
 import { JETSTREAM, JETSTREAM_MANAGER, NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
 import { RequestReply } from './request-reply.js';
 import { busInboxPrefix } from './bus-permissions.js';
@@ -27,7 +27,8 @@ export interface NatsOptions {
 
 /** TLS is required when NATS_CA_FILE is set or any of NATS_URL's servers is named `tls://`. */
 export function natsTls(config: Pick<ServiceConfig, 'NATS_URL' | 'NATS_CA_FILE'>): NatsOptions['tls'] {
-  if (config.NATS_CA_FILE !== '') return { ca: fromSetting(() => readCaFile(config.NATS_CA_FILE), 'NATS_CA_FILE') };
+  const ca = caFileOf(config, 'NATS_CA_FILE');
+  if (ca !== undefined) return { ca };
   return serverUrls(config.NATS_URL).some((server) => server.startsWith('tls://')) ? {} : undefined;
 }
 

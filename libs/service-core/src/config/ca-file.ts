@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { fromSetting } from './load-config.js';
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
@@ -26,4 +27,13 @@ export function readCaFile(path: string): string {
     }
   });
   return text;
+}
+
+/**
+ * The CA certificates of the file a setting names, read; undefined when the setting is empty. A file
+ * that cannot serve is a problem of that setting, and stops the start like any other.
+ */
+export function caFileOf<K extends string>(config: Record<K, string>, setting: K): string | undefined {
+  const path = config[setting];
+  return path === '' ? undefined : fromSetting(() => readCaFile(path), setting);
 }

@@ -22,15 +22,17 @@ const CLIENT_MESSAGES = [
   /^Client was closed/,
   /^Query read timeout/,
   /^Cannot use a pool after calling end/,
-  /^The server does not support SSL connections/,
 ];
+
+/** The PostgreSQL client's words for a server that does not speak TLS, when TLS was asked for. */
+const NO_TLS_MESSAGE = /^The server does not support SSL connections/;
 
 /**
  * Whether `error` says the database could not be reached or could not serve, rather than that the
  * statement was wrong: a request that met it may succeed when repeated in a moment (HTTP 503).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  return anyCause(error, (code, message) => UNAVAILABLE_STATES.test(code) || SOCKET_CODES.has(code) || TLS_CODES.test(code) || CLIENT_MESSAGES.some((pattern) => pattern.test(message)));
+  return anyCause(error, (code, message) => UNAVAILABLE_STATES.test(code) || SOCKET_CODES.has(code) || untrusted(code, message) || CLIENT_MESSAGES.some((pattern) => pattern.test(message)));
 }
 
 /**
@@ -38,7 +40,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  * unavailable too, but a mistake of configuration that waiting will not mend.
  */
 export function isUntrustedDatabase(error: unknown): boolean {
-  return anyCause(error, (code, message) => TLS_CODES.test(code) || /^The server does not support SSL connections/.test(message));
+  return anyCause(error, untrusted);
+}
+
+function untrusted(code: string, message: string): boolean {
+  return TLS_CODES.test(code) || NO_TLS_MESSAGE.test(message);
 }
 
 /** Looks through TypeORM's QueryFailedError (`driverError`) and an error's `cause`. */

@@ -2,8 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import pg from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
-import { readCaFile } from '../config/ca-file.js';
-import { ConfigValidationError, fromSetting } from '../config/load-config.js';
+import { caFileOf } from '../config/ca-file.js';
+import { ConfigValidationError } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service.config.js';
 import { isDatabaseUnavailable, isUntrustedDatabase } from './database-unavailable.js';
 
@@ -15,7 +15,7 @@ type DatabaseSettings = Pick<ServiceConfig, 'DATABASE_URL' | 'DATABASE_CA_FILE' 
  */
 export function databaseUrl(config: Pick<ServiceConfig, 'DATABASE_URL' | 'DATABASE_CA_FILE'>): string {
   if (config.DATABASE_CA_FILE === '') return config.DATABASE_URL;
-  fromSetting(() => readCaFile(config.DATABASE_CA_FILE), 'DATABASE_CA_FILE');
+  caFileOf(config, 'DATABASE_CA_FILE'); // read now: a file that cannot serve stops the start, named
   const url = new URL(config.DATABASE_URL);
   if (url.searchParams.get('sslmode') === 'disable') throw new ConfigValidationError(['DATABASE_CA_FILE: is set, but DATABASE_URL says sslmode=disable']);
   url.searchParams.set('sslmode', 'verify-full');

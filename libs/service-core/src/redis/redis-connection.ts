@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions, type SentinelConnectionOptions, SentinelConnector } from 'ioredis';
-import { readCaFile } from '../config/ca-file.js';
-import { ConfigValidationError, fromSetting } from '../config/load-config.js';
+import { caFileOf } from '../config/ca-file.js';
+import { ConfigValidationError } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service.config.js';
 
 /** Where a service's Redis is: one server's URL, or Sentinels that name the current primary. */
@@ -18,7 +18,7 @@ export function redisTarget(config: ServiceConfig): RedisTarget {
   const sentinels = config.REDIS_SENTINELS === '' ? [] : config.REDIS_SENTINELS.split(',').map(parseHostPort);
   if (config.REDIS_CA_FILE === '') return { url: config.REDIS_URL, sentinels, masterName: config.REDIS_SENTINEL_MASTER };
   if (!config.REDIS_URL.startsWith('rediss://')) throw new ConfigValidationError(['REDIS_CA_FILE: is set, but REDIS_URL is not a rediss:// URL (TLS)']);
-  const ca = fromSetting(() => readCaFile(config.REDIS_CA_FILE), 'REDIS_CA_FILE');
+  const ca = caFileOf(config, 'REDIS_CA_FILE');
   return { url: config.REDIS_URL, sentinels, masterName: config.REDIS_SENTINEL_MASTER, ca };
 }
 
