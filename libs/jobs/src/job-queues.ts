@@ -93,8 +93,11 @@ export class JobQueues implements OnModuleDestroy {
     if (jobs.length > 0) await this.queue(name).addBulk(jobs.map((job) => ({ ...job, data: withTrace(job.data) })));
   }
 
-  /** Starts processing a queue in this process. */
-  process<T>(name: QueueName, processor: JobProcessor<T>, options: Omit<WorkerOptions, 'connection' | 'prefix'> & { concurrency: number }): Worker<T> {
+  /**
+   * Starts processing a queue in this process. The worker is this class's to close (on module destroy):
+   * a BullMQ worker's own close() never settles once its Redis has been gone a few seconds.
+   */
+  process<T>(name: QueueName, processor: JobProcessor<T>, options: Omit<WorkerOptions, 'connection' | 'prefix'> & { concurrency: number }): void {
     // A worker blocks its connection while waiting for jobs, so it gets its own.
     const connection = this.connection.duplicate();
     this.queue(name); // so its depth is reported
@@ -103,7 +106,6 @@ export class JobQueues implements OnModuleDestroy {
     const worker = new Worker<T>(name, traced, { ...options, connection, prefix: this.options.prefix });
     worker.on('error', (error) => this.logger.warn(`${name} worker: ${error.message}`));
     this.workers.push({ worker: worker as Worker, connection });
-    return worker;
   }
 
   /**

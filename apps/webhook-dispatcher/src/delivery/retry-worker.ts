@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { DelayedError, type Job, type Worker } from 'bullmq';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { DelayedError, type Job } from 'bullmq';
 import { JobQueues, QueueName } from '@availability/jobs';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { inAttemptSpan } from './attempt-span.js';
@@ -10,12 +10,11 @@ import { type AttemptJob, type EndpointTrialJob, TRIAL_JOB_NAME } from './retry-
 /**
  * Runs the queued attempts (retries, deliveries whose endpoint was busy, redeliveries, released held
  * deliveries) and the endpoints' trial calls, through the same Deliverer as first attempts. A job told
- * to wait is put back in the queue, due again then, without using an attempt.
+ * to wait is put back in the queue, due again then, without using an attempt. JobQueues closes the
+ * worker on shutdown, letting calls in flight finish and be logged.
  */
 @Injectable()
-export class RetryWorker implements OnApplicationBootstrap, OnModuleDestroy {
-  private worker?: Worker<AttemptJob | EndpointTrialJob>;
-
+export class RetryWorker implements OnApplicationBootstrap {
   constructor(
     private readonly jobs: JobQueues,
     private readonly deliverer: Deliverer,
@@ -23,18 +22,13 @@ export class RetryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.worker = this.jobs.process<AttemptJob | EndpointTrialJob>(QueueName.WebhookDelivery, (job, token) => this.run(job, token ?? job.token), {
+    this.jobs.process<AttemptJob | EndpointTrialJob>(QueueName.WebhookDelivery, (job, token) => this.run(job, token ?? job.token), {
       concurrency: this.config.WEBHOOK_CONCURRENCY,
       // A job whose process died is taken up again after the lock expires; crashes are not the job's fault.
       maxStalledCount: 10,
       lockDuration: this.config.WEBHOOK_LOCK_DURATION_MS,
       stalledInterval: this.config.WEBHOOK_LOCK_DURATION_MS,
     });
-  }
-
-  /** Graceful shutdown: no new jobs; calls in flight finish and are logged. */
-  async onModuleDestroy(): Promise<void> {
-    await this.worker?.close();
   }
 
   async run(job: Job<AttemptJob | EndpointTrialJob>, token?: string): Promise<void> {
