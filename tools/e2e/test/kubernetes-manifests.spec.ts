@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-non-null-assertion -- rendered manifests are untyped YAML; a missing object fails the test where it is read */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
@@ -64,6 +65,8 @@ interface Environment {
   nats: Record<string, any>;
   redis: Record<string, any>;
   postgres: Record<string, any>;
+  /** cert-manager's Issuers and Certificates for the bus and the cache (infrastructure/certificates*.yaml). */
+  certificates: K8sObject[];
 }
 
 const helmValues = (chart: string, overlay?: string) =>
@@ -76,6 +79,7 @@ const environments: Environment[] = [
     nats: helmValues('nats', 'values.development.yaml'),
     redis: helmValues('redis', 'values.development.yaml'),
     postgres: readYaml(`${ROOT}/infrastructure/postgresql/cluster.development.yaml`)[0] as Record<string, any>,
+    certificates: readYaml(`${ROOT}/infrastructure/certificates.development.yaml`) as K8sObject[],
   },
   {
     name: 'production',
@@ -84,6 +88,7 @@ const environments: Environment[] = [
     nats: helmValues('nats'),
     redis: helmValues('redis'),
     postgres: readYaml(`${ROOT}/infrastructure/postgresql/cluster.yaml`)[0] as Record<string, any>,
+    certificates: readYaml(`${ROOT}/infrastructure/certificates.yaml`) as K8sObject[],
   },
 ];
 
@@ -256,8 +261,8 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
     const config = platformConfig();
     const cluster = environment.nats.config.cluster;
     const servers = config.NATS_URL.split(',');
-    if (cluster.enabled) expect(servers).toEqual(Array.from({ length: cluster.replicas }, (_, i) => `nats://platform-nats-${i}.platform-nats-headless:4222`));
-    else expect(servers).toEqual(['nats://platform-nats:4222']);
+    if (cluster.enabled) expect(servers).toEqual(Array.from({ length: cluster.replicas }, (_, i) => `tls://platform-nats-${i}.platform-nats-headless:4222`));
+    else expect(servers).toEqual(['tls://platform-nats:4222']);
     expect(Number(config.EVENTS_STREAM_REPLICAS)).toBe(environment.name === 'production' ? 3 : 1);
     expect(Number(config.EVENTS_STREAM_REPLICAS)).toBeLessThanOrEqual(servers.length);
     expect(environment.nats.config.jetstream).toMatchObject({ enabled: true, fileStore: { enabled: true, pvc: { enabled: true } } });
@@ -271,7 +276,7 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
       // The services send the Sentinels no password (connectRedis sets none).
       expect(redis.auth.sentinel).toBe(false);
       expect(config.REDIS_SENTINEL_MASTER).toBe(redis.sentinel.masterSet);
-      expect(config.REDIS_SENTINELS.split(',')).toEqual(Array.from({ length: redis.replica.replicaCount }, (_, i) => `platform-redis-node-${i}.platform-redis-headless:26379`));
+      expect(config.REDIS_SENTINELS.split(',')).toEqual(Array.from({ length: redis.replica.replicaCount }, (_, i) => `platform-redis-node-${i}.platform-redis-headless:${sentinelClientPort(redis)}`));
     } else expect(config.REDIS_SENTINELS).toBeUndefined();
     expect(environment.name !== 'production' || redis.sentinel.enabled).toBe(true);
 
@@ -291,6 +296,107 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
       ]);
     }
     if (environment.name === 'production') expect(environment.postgres.spec.instances).toBe(3);
+  });
+
+  it('reaches NATS and Redis over TLS, trusting the internal CA by its certificate alone, at names the servers’ certificates carry', () => {
+    const namespace = objects[0].metadata.namespace!;
+    const config = platformConfig();
+    const { nats, redis, certificates } = environment;
+    const issued = (secretName: string) => certificates.find((object) => object.kind === 'Certificate' && object.spec.secretName === secretName);
+
+    // The internal CA: signed by a self-signed Issuer, and signing the servers' certificates as a CA Issuer.
+    expect(certificates.map((object) => `${object.apiVersion}/${object.kind}`).filter((kind) => !['cert-manager.io/v1/Issuer', 'cert-manager.io/v1/Certificate'].includes(kind))).toEqual([]);
+    const caIssuers = certificates.filter((object) => object.kind === 'Issuer' && object.spec.ca);
+    expect(caIssuers).toHaveLength(1);
+    const [caIssuer] = caIssuers;
+    const ca = issued(caIssuer.spec.ca.secretName)!;
+    expect(ca.spec.isCA).toBe(true);
+    expect(certificates.find((object) => object.kind === 'Issuer' && object.metadata.name === ca.spec.issuerRef.name)?.spec).toEqual({ selfSigned: {} });
+    const serverCertificate = (secretName: string, what: string) => {
+      const certificate = issued(secretName);
+      expect([what, certificate?.spec.issuerRef, certificate?.spec.isCA ?? false]).toEqual([what, { name: caIssuer.metadata.name, kind: 'Issuer', group: 'cert-manager.io' }, false]);
+      expect([what, certificate!.spec.usages]).toEqual([what, expect.arrayContaining(['server auth'])]);
+      // Names in a namespace are this environment's.
+      for (const name of certificate!.spec.dnsNames as string[]) if (name.includes('.svc')) expect([what, name]).toEqual([what, expect.stringContaining(`.${namespace}.svc`)]);
+      return certificate!;
+    };
+    // As the services check a server's name (node:tls), wildcards included.
+    const covers = (certificate: K8sObject, host: string) =>
+      checkServerIdentity(host, { subject: {}, subjectaltname: (certificate.spec.dnsNames as string[]).map((name) => `DNS:${name}`).join(', ') } as unknown as PeerCertificate) === undefined;
+
+    // NATS: clients over TLS only; the routes too, each server checking the other's certificate against
+    // the CA (tlsCA: ca_file in every tls block). The monitor port stays http for the chart's probes.
+    const natsSecret = nats.config.nats.tls?.secretName as string;
+    expect(nats.config.nats.tls).toMatchObject({ enabled: true, secretName: expect.any(String) });
+    expect(nats.config.monitor.tls?.enabled ?? false).toBe(false);
+    const natsCertificate = serverCertificate(natsSecret, 'nats');
+    const natsHosts = config.NATS_URL.split(',').map((server) => new URL(server.trim()).hostname);
+    if (nats.config.cluster.enabled) {
+      expect(nats.config.cluster.tls).toMatchObject({ enabled: true, secretName: natsSecret });
+      expect(nats.tlsCA).toMatchObject({ enabled: true, secretName: natsSecret, key: 'ca.crt' });
+      expect(natsCertificate.spec.usages).toEqual(expect.arrayContaining(['server auth', 'client auth']));
+      // The chart's routes: tls://<release>-<i>.<release>-headless:6222.
+      natsHosts.push(...Array.from({ length: nats.config.cluster.replicas }, (_, i) => `platform-nats-${i}.platform-nats-headless`));
+    }
+    for (const host of natsHosts) expect(['nats', host, covers(natsCertificate, host)]).toEqual(['nats', host, true]);
+
+    // Redis: servers and Sentinels over TLS, replication included; clients known by their password.
+    const redisSecret = redis.tls?.existingSecret as string;
+    expect(redis.tls).toMatchObject({ enabled: true, existingSecret: expect.any(String), certFilename: 'tls.crt', certKeyFilename: 'tls.key', certCAFilename: 'ca.crt', authClients: false });
+    const redisCertificate = serverCertificate(redisSecret, 'redis');
+    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    const exampleUrl = /REDIS_URL=(\S+)/.exec(readme.slice(readme.indexOf('```bash\nNS=')))?.[1] ?? '';
+    expect(exampleUrl).toMatch(/^rediss:\/\//);
+    const redisPods = deployments().filter((deployment) => settings(deployment).has('REDIS_URL'));
+    if (redis.sentinel.enabled) {
+      // The Sentinels name the primary as it announces itself (by name, useHostnames), and the client checks that name.
+      expect(redis.useHostnames).toBe(true);
+      for (let i = 0; i < redis.replica.replicaCount; i++) {
+        const host = `platform-redis-node-${i}.platform-redis-headless.${namespace}.svc.cluster.local`;
+        expect(['redis', host, covers(redisCertificate, host)]).toEqual(['redis', host, true]);
+      }
+      // The clients ask the Sentinels in clear (connectRedis gives ioredis no sentinelTLS), so they also
+      // answer in clear, on a port of their own, which the chart's NetworkPolicy opens to the platform's pods.
+      expect(readFileSync('libs/service-core/src/redis/redis-connection.ts', 'utf8')).not.toContain('sentinelTLS');
+      const port = sentinelClientPort(redis);
+      expect(port).not.toBe(Number(redis.sentinel.containerPorts?.sentinel ?? 26379));
+      for (const pod of redisPods) {
+        const labels = pod.spec.template.metadata.labels as Record<string, string>;
+        const opened = (redis.networkPolicy?.extraIngress ?? []).some(
+          (rule: Record<string, any>) => rule.ports.some((candidate: { port: number }) => candidate.port === port) && rule.from.some((peer: Record<string, any>) => matches(peer.podSelector?.matchLabels ?? { none: 'none' }, labels)),
+        );
+        expect([pod.metadata.name, port, opened]).toEqual([pod.metadata.name, port, true]);
+      }
+    } else {
+      const host = new URL(exampleUrl).hostname;
+      expect(['redis', host, covers(redisCertificate, host)]).toEqual(['redis', host, true]);
+    }
+
+    // Each pod: tls:// servers wherever NATS_URL is given; the CA file where the service connects (NATS
+    // where its module does, Redis wherever it has a REDIS_URL), mounted as ca.crt alone from the server's
+    // Secret; never the CA's own Secret, never a server's key.
+    const usesNats = (app: string) => readFileSync(`apps/${app}/src/${app}.module.ts`, 'utf8').includes('NatsModule.');
+    const mountedFrom = (workload: K8sObject, file: string | undefined) => {
+      if (file === undefined) return undefined;
+      const mount = workload.spec.template.spec.containers[0].volumeMounts.find((candidate: { mountPath: string }) => file.startsWith(`${candidate.mountPath}/`));
+      const volume = workload.spec.template.spec.volumes.find((candidate: { name: string }) => candidate.name === mount?.name);
+      const exact = JSON.stringify(volume?.secret?.items) === JSON.stringify([{ key: 'ca.crt', path: file.slice((mount?.mountPath.length ?? 0) + 1) }]);
+      return exact ? (volume.secret.secretName as string) : `${file}: not ca.crt alone from a Secret`;
+    };
+    for (const workload of workloads()) {
+      const name = workload.metadata.name;
+      const given = settings(workload);
+      for (const volume of (workload.spec.template.spec.volumes as Array<Record<string, any>>).filter((candidate) => candidate.secret)) {
+        const { secretName, items } = volume.secret as { secretName: string; items?: Array<{ key: string }> };
+        expect([name, secretName === ca.spec.secretName]).toEqual([name, false]);
+        if ([natsSecret, redisSecret].includes(secretName)) expect([name, secretName, items?.map((item) => item.key)]).toEqual([name, secretName, ['ca.crt']]);
+      }
+      const servers = given.get('NATS_URL')?.value?.split(',') ?? [];
+      expect([name, servers.filter((server) => !server.trim().startsWith('tls://'))]).toEqual([name, []]);
+      const connectsToNats = workload.kind === 'Deployment' && usesNats(appOf(workload));
+      expect([name, 'NATS_CA_FILE', mountedFrom(workload, given.get('NATS_CA_FILE')?.value)]).toEqual([name, 'NATS_CA_FILE', connectsToNats ? natsSecret : undefined]);
+      expect([name, 'REDIS_CA_FILE', mountedFrom(workload, given.get('REDIS_CA_FILE')?.value)]).toEqual([name, 'REDIS_CA_FILE', given.has('REDIS_URL') ? redisSecret : undefined]);
+    }
   });
 
   it('keeps every database connection under PostgreSQL’s max_connections, with every autoscaler at its maximum', () => {
@@ -327,7 +433,8 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
       expect([name, 'http in', check(workload, 'Ingress', { ip: '10.1.2.3' }, 'http')]).toEqual([name, 'http in', true]);
       if (given.has('NATS_NKEY_SEED')) expect([name, 'nats', check(workload, 'Egress', { labels: NATS_POD }, 4222)]).toEqual([name, 'nats', true]);
       if (given.has('REDIS_URL'))
-        for (const port of [6379, 26379]) expect([name, port, check(workload, 'Egress', { labels: REDIS_POD }, port)]).toEqual([name, port, true]);
+        for (const port of [6379, ...(environment.redis.sentinel.enabled ? [sentinelClientPort(environment.redis)] : [])])
+          expect([name, port, check(workload, 'Egress', { labels: REDIS_POD }, port)]).toEqual([name, port, true]);
       const callsIntegrators = ['contact-directory', 'webhook-dispatcher'].includes(app);
       expect([name, 'public', check(workload, 'Egress', publicAddress, 8443)]).toEqual([name, 'public', callsIntegrators]);
       expect([name, 'https', check(workload, 'Egress', publicAddress, 443)]).toEqual([name, 'https', callsIntegrators || app === 'notification-service']);
@@ -486,6 +593,18 @@ function inCidr(ip: string, cidr: string): boolean {
   const size = 2 ** (32 - Number(bits));
   const toNumber = (address: string) => address.split('.').reduce((sum, octet) => sum * 256 + Number(octet), 0);
   return Math.floor(toNumber(ip) / size) === Math.floor(toNumber(base) / size);
+}
+
+/**
+ * The port the Sentinels answer on in clear, for the platform's clients: with the chart's TLS on, the
+ * Sentinels listen over TLS only (`--port 0`) unless a sentinel.preExecCmds line gives them a port
+ * back (the last --port wins).
+ */
+function sentinelClientPort(redis: Record<string, any>): number {
+  const tlsPort = Number(redis.sentinel.containerPorts?.sentinel ?? 26379);
+  if (!redis.tls?.enabled) return tlsPort;
+  const ports = ((redis.sentinel.preExecCmds ?? []) as string[]).map((command) => /^ARGS\+=\("--port" "(\d+)"\)$/.exec(command.trim())?.[1]).filter(Boolean);
+  return ports.length > 0 ? Number(ports.at(-1)) : Number.NaN;
 }
 
 /** Helm's values merge: maps merge, anything else is replaced. */
