@@ -11,6 +11,13 @@ const STRONG = 'R7q2Zp9LmX4vT8wKc3NfY6hB1sJd5GaE';
 /** Were a configuration accepted, the service could reach nothing: no test touches shared state. */
 const UNREACHABLE = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', NATS_URL: 'nats://127.0.0.1:1', REDIS_URL: 'redis://127.0.0.1:1' };
 
+/** PostgreSQL, NATS and Redis on other machines (names that never resolve), without TLS. */
+const PLAIN_REMOTE = {
+  DATABASE_URL: 'postgres://platform:db-password-0123@db.invalid:5432/platform',
+  NATS_URL: 'nats://nats-0.invalid:4222,nats://nats-1.invalid:4222',
+  REDIS_URL: 'redis://:redis-password-0123@redis.invalid:6379',
+};
+
 interface Exit {
   code: number | null;
   output: string;
@@ -59,6 +66,13 @@ const cases: Array<{ app: string; env: Record<string, string>; offending: string
     secrets: [],
   },
   {
+    // Its own servers on other machines, reached in clear: Redis's password would cross the network as it is.
+    app: 'offers-api',
+    env: { METRICS_TOKEN: STRONG, ...PLAIN_REMOTE },
+    offending: ['DATABASE_URL', 'NATS_URL', 'REDIS_URL', 'NATS_NKEY_SEED'],
+    secrets: ['db-password-0123', 'redis-password-0123'],
+  },
+  {
     app: 'example-integrator',
     env: { INTEGRATOR_SECRET: 'dev-integrator-secret', METRICS_TOKEN: STRONG },
     offending: ['INTEGRATOR_SECRET', 'INTEGRATOR_RECEIVED_TOKEN'],
@@ -90,6 +104,14 @@ describe('production profile', () => {
       ...vapidKeys(),
     });
     expect(exit.output).not.toMatch(/Invalid configuration/);
+  });
+
+  it('leaves plain connections to its own servers to an operator who declares the network private', async () => {
+    const exit = await start('offers-api', { METRICS_TOKEN: STRONG, NATS_NKEY_SEED: createNkeyPair().seed, ALLOW_PLAIN_INTERNAL_CONNECTIONS: 'true', ...PLAIN_REMOTE });
+    expect(exit.code).not.toBe(0);
+    expect(exit.output).not.toMatch(/Invalid configuration/);
+    // It got as far as connecting to them.
+    expect(exit.output).toMatch(/cannot be reached/);
   });
 });
 

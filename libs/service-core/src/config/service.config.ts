@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { databaseOverTls, natsOverTls, redisOverTls } from './plain-connections.js';
 import { InProduction, realSecret, required, requiredOr } from './production-rules.js';
 
 /**
@@ -41,6 +42,7 @@ export class ServiceConfig {
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   @ValidateBy({ name: 'sslmode=verify-full or sslmode=disable, when an sslmode is given', validator: { validate: (value: unknown) => hasClearSslMode(String(value)) } })
   @ValidateBy({ name: 'no sslrootcert (the CA is DATABASE_CA_FILE)', validator: { validate: (value: unknown) => urlParameter(String(value), 'sslrootcert') === undefined } })
+  @InProduction(databaseOverTls)
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
   /**
@@ -49,6 +51,14 @@ export class ServiceConfig {
    */
   @IsString()
   DATABASE_CA_FILE = '';
+
+  /**
+   * Production reaches PostgreSQL, NATS and Redis over TLS unless they run on the same machine
+   * (plain-connections.ts). True: plain connections are allowed, for a network the operator knows to be
+   * private to the platform (e.g. compose's own network, which publishes none of the three).
+   */
+  @IsBoolean()
+  ALLOW_PLAIN_INTERNAL_CONNECTIONS = false;
 
   @IsInt()
   @Min(1)
@@ -69,6 +79,7 @@ export class ServiceConfig {
 
   /** Comma-separated NATS server URLs. */
   @IsString()
+  @InProduction(natsOverTls)
   NATS_URL = 'nats://127.0.0.1:4222';
 
   /**
@@ -115,6 +126,7 @@ export class ServiceConfig {
   /** Redis for durable job queues (BullMQ). Needs AOF persistence and `maxmemory-policy noeviction`. */
   @IsString()
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
+  @InProduction(redisOverTls)
   REDIS_URL = 'redis://127.0.0.1:6379';
 
   /**
