@@ -31,6 +31,8 @@ export interface TestPostgresServer {
 export interface TestPostgresServerOptions {
   /** Accept TLS connections only (`hostssl`), with this certificate; `caFile` is the CA clients trust. */
   tls?: { certificate: TestServerCertificate; caFile: string };
+  /** Every commit waits for the disk, as on a production server (benchmarks); by default tests skip the flushes. */
+  durable?: boolean;
 }
 
 /** The directory of the server's programs: `POSTGRES_BIN_DIR`, else what `pg_config` says. */
@@ -60,7 +62,8 @@ export async function startTestPostgresServer(options: TestPostgresServerOptions
   if (user) await chown(data, user.uid, user.gid);
   try {
     await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--no-instructions'], user ?? {});
-    const settings = ['-c', `unix_socket_directories=${dir}`, '-c', 'listen_addresses=localhost', '-c', 'fsync=off', '-c', 'full_page_writes=off'];
+    const settings = ['-c', `unix_socket_directories=${dir}`, '-c', 'listen_addresses=localhost'];
+    if (!options.durable) settings.push('-c', 'fsync=off', '-c', 'full_page_writes=off');
     if (options.tls) settings.push(...(await tlsSettings(dir, data, options.tls.certificate, user)));
     const port = await freePort();
     const start = () =>

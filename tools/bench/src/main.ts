@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { type Defer, type OffersBenchSettings, runOffersBench } from './offers.bench.js';
-import { runPlatformBench } from './platform.bench.js';
+import { type PlatformBenchSettings, runPlatformBench } from './platform.bench.js';
 import { runWorstOfferBench } from './worst-offer.bench.js';
 import { type BenchReport, formatReport, saveReport } from './report.js';
 
@@ -10,6 +10,7 @@ import { type BenchReport, formatReport, saveReport } from './report.js';
  * `npm run bench [-- offers] [--duration=10 --warmup=3 --post-connections=.. --get-connections=..
  *  --rate=300 --rate-connections=.. --offers=100 --rounds=3]`, `npm run bench -- worst-offer [--repeats=20]`, or the same as BENCH_DURATION, BENCH_WARMUP, ...
  * `--cluster` (BENCH_CLUSTER=true) runs offers and platform on a three-node NATS cluster, the stream replicated three times.
+ * `platform --servers=own|tls` (BENCH_SERVERS) runs it on PostgreSQL and Redis of its own, or on its own PostgreSQL, NATS and Redis over TLS.
  * Exits 0 when targets are missed (it is a measurement); 1 when the benchmark itself failed.
  */
 const OPTIONS = {
@@ -33,7 +34,9 @@ type OptionName = keyof typeof OPTIONS;
 /** The benchmarks `--cluster` applies to. */
 const CLUSTER_BENCHMARKS = ['offers', 'platform'];
 
-type Settings = Record<OptionName, number> & { cluster: boolean };
+type Settings = Record<OptionName, number> & { cluster: boolean; servers: PlatformBenchSettings['servers'] };
+
+const SERVERS = ['shared', 'own', 'tls'] as const;
 
 const BENCHMARKS: Record<string, (settings: Settings, signal: AbortSignal, defer: Defer) => Promise<BenchReport>> = {
   offers: (o, signal, defer) => {
@@ -61,6 +64,7 @@ const BENCHMARKS: Record<string, (settings: Settings, signal: AbortSignal, defer
         offerRate: o['offer-rate'],
         workersPerOffer: o['offer-workers'],
         natsCluster: o.cluster,
+        servers: o.servers,
       },
       signal,
       defer,
@@ -91,10 +95,16 @@ async function runAppBenchmark(name: string, signal: AbortSignal): Promise<numbe
 function readSettings(): { names: string[]; settings: Settings } {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { ...Object.fromEntries(Object.keys(OPTIONS).map((name) => [name, { type: 'string' as const }])), cluster: { type: 'boolean' as const } },
+    options: {
+      ...Object.fromEntries(Object.keys(OPTIONS).map((name) => [name, { type: 'string' as const }])),
+      cluster: { type: 'boolean' as const },
+      servers: { type: 'string' as const },
+    },
   });
   const given = values as Record<string, string | boolean | undefined>;
-  const settings = { cluster: given.cluster === true || /^(1|true|yes)$/i.test(process.env.BENCH_CLUSTER ?? '') } as Settings;
+  const servers = (given.servers as string | undefined) ?? process.env.BENCH_SERVERS ?? 'shared';
+  if (!(SERVERS as readonly string[]).includes(servers)) throw new Error(`--servers (BENCH_SERVERS) must be ${SERVERS.join(', ')}, got ${servers}`);
+  const settings = { cluster: given.cluster === true || /^(1|true|yes)$/i.test(process.env.BENCH_CLUSTER ?? ''), servers } as Settings;
   for (const [name, option] of Object.entries(OPTIONS) as Array<[OptionName, (typeof OPTIONS)[OptionName]]>) {
     const raw = (given[name] as string | undefined) ?? process.env[option.env];
     const value = raw === undefined ? option.default : Number(raw);
@@ -107,6 +117,8 @@ function readSettings(): { names: string[]; settings: Settings } {
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; available: ${available.join(', ')}`);
   const single = settings.cluster ? names.filter((name) => !CLUSTER_BENCHMARKS.includes(name)) : [];
   if (single.length > 0) throw new Error(`--cluster runs ${CLUSTER_BENCHMARKS.join(' and ')} only, not ${single.join(', ')}`);
+  if (settings.servers !== 'shared' && names.some((name) => name !== 'platform')) throw new Error('--servers applies to platform only');
+  if (settings.servers === 'tls' && settings.cluster) throw new Error('--servers=tls runs one NATS server, not a cluster');
   return { names, settings };
 }
 

@@ -1,6 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expectStatus, offerBody, OffersClient, PortalClient, issuePortalUserToken, request, seedOrganisation } from '@availability/platform-client';
-import { classifyBenchProcesses, cpuPerOperation, measureCpu, startTestPlatform, TEST_ADMIN_TOKEN } from '@availability/testing';
+import {
+  classifyBenchProcesses,
+  cpuPerOperation,
+  createTestCertificates,
+  measureCpu,
+  startTestPlatform,
+  startTestPostgresServer,
+  startTestRedisServer,
+  TEST_ADMIN_TOKEN,
+  type TestPlatformOptions,
+} from '@availability/testing';
 import { bareHopCost, type HopCost } from './bare-hop.js';
 import { paced } from './paced.js';
 import { SteadyClient } from './steady-client.js';
@@ -19,6 +29,13 @@ export interface PlatformBenchSettings {
   workersPerOffer: number;
   /** On a three-node NATS cluster, the stream and consumers replicated three times. */
   natsCluster: boolean;
+  /**
+   * The platform's PostgreSQL, NATS and Redis: the machine's shared ones (`shared`), servers of the
+   * run's own (`own`), or the same own servers taking TLS connections only, with a CA made for the run
+   * and addressed as `localhost` (`tls`). `own` is what `tls` compares against: the same servers and
+   * settings (commits wait for the disk, as on the shared server), without TLS.
+   */
+  servers: 'shared' | 'own' | 'tls';
 }
 
 export const PLATFORM_TARGETS = {
@@ -64,11 +81,12 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
   const startedAt = new Date().toISOString();
   const log = (message: string) => console.log(`[bench] ${message}`);
 
-  log(`starting all five services on a fresh database and NATS namespace${settings.natsCluster ? ' (three-node cluster, replicas 3)' : ''}`);
+  log(`starting all five services on a fresh database and NATS namespace${settings.natsCluster ? ' (three-node cluster, replicas 3)' : ''}${SERVERS_TEXT[settings.servers]}`);
+  const servers = await startServers(settings.servers, defer);
   const platform = await startTestPlatform(
     ['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'],
-    { LOG_LEVEL: 'warn', HTTP_REQUEST_LOGS: 'false', INTEGRATOR_SECRET, WEBHOOK_ALLOW_LOOPBACK: 'true', PUSH_TRANSPORT: 'recording' },
-    { natsCluster: settings.natsCluster },
+    { LOG_LEVEL: 'warn', HTTP_REQUEST_LOGS: 'false', INTEGRATOR_SECRET, WEBHOOK_ALLOW_LOOPBACK: 'true', PUSH_TRANSPORT: 'recording', ...servers.env },
+    { natsCluster: settings.natsCluster, ...servers.options },
   );
   defer(() => platform.stop());
 
@@ -194,15 +212,49 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
   for (const check of checks) log(`${check.pass ? 'PASS' : 'MISS'} ${check.name}: ${check.detail}`);
 
   return {
-    benchmark: settings.natsCluster ? 'platform (end to end, three-node NATS cluster, replicas 3)' : 'platform (end to end)',
+    benchmark: `platform (end to end${settings.natsCluster ? ', three-node NATS cluster, replicas 3' : ''}${SERVERS_TEXT[settings.servers]})`,
     startedAt,
-    command: `npm run bench -- platform${settings.natsCluster ? ' --cluster' : ''}`,
+    command: `npm run bench -- platform${settings.natsCluster ? ' --cluster' : ''}${settings.servers === 'shared' ? '' : ` --servers=${settings.servers}`}`,
     machine: machineInfo('local', 'local'),
     settings: numericSettings(settings),
     scenarios: [],
     ratios: [],
     checks,
   };
+}
+
+const SERVERS_TEXT: Record<PlatformBenchSettings['servers'], string> = {
+  shared: '',
+  own: ', its own PostgreSQL and Redis',
+  tls: ', its own PostgreSQL, NATS and Redis over TLS',
+};
+
+/** With `own` or `tls`: the run's own PostgreSQL and Redis (and for `tls`, a NATS server taking TLS only), stopped after the run. */
+async function startServers(servers: PlatformBenchSettings['servers'], defer: Defer): Promise<{ env: Record<string, string>; options: TestPlatformOptions }> {
+  if (servers === 'shared') return { env: {}, options: {} };
+  if (servers === 'own') {
+    const [postgres, redis] = await Promise.all([startTestPostgresServer({ durable: true }), startTestRedisServer()]);
+    defer(() => Promise.all([postgres.stop(), redis.stop()]));
+    return { env: { REDIS_URL: redis.url }, options: { adminDatabaseUrl: postgres.url } };
+  }
+  const certificates = await createTestCertificates();
+  defer(() => certificates.remove());
+  const [postgres, redis] = await Promise.all([
+    startTestPostgresServer({ durable: true, tls: { certificate: certificates.localhost, caFile: certificates.caFile } }),
+    startTestRedisServer({ tls: certificates }),
+  ]);
+  defer(() => Promise.all([postgres.stop(), redis.stop()]));
+  return {
+    env: { DATABASE_CA_FILE: certificates.caFile, REDIS_URL: redis.url, REDIS_CA_FILE: certificates.caFile },
+    // The services are given the CA as DATABASE_CA_FILE, not in the URL (which they refuse).
+    options: { adminDatabaseUrl: postgres.url, serviceDatabaseUrl: withoutRootCert, natsTls: certificates },
+  };
+}
+
+function withoutRootCert(url: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.delete('sslrootcert');
+  return parsed.toString();
 }
 
 function hopText(hop: HopCost): string {
@@ -269,6 +321,6 @@ function summarise(latencies: number[]): { p50: number; p90: number; p99: number
 }
 
 /** The settings as the report lists them; the cluster is in the benchmark's name. */
-function numericSettings({ natsCluster: _cluster, ...numbers }: PlatformBenchSettings): Record<string, number> {
+function numericSettings({ natsCluster: _cluster, servers: _servers, ...numbers }: PlatformBenchSettings): Record<string, number> {
   return numbers;
 }
