@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
 import { RedisServerProcess } from './redis-server-process.js';
 import { eventually } from './service-process.js';
+import type { TestCertificates } from './test-certificates.js';
 
 export interface TestRedisSentinelsOptions {
   /** The primary's name in the Sentinels' configuration (REDIS_SENTINEL_MASTER). */
@@ -12,6 +13,16 @@ export interface TestRedisSentinelsOptions {
   /** How long the primary must not answer before a Sentinel thinks it down. */
   downAfterMs?: number;
   failoverTimeoutMs?: number;
+  /**
+   * Servers and Sentinels take TLS connections only, with the certificates' `localhost` one, and
+   * reach each other over TLS too; all of them are known as `localhost`, the name a client checks.
+   */
+  tls?: TestCertificates;
+  /**
+   * The servers' password (requirepass), which the Sentinels require too, as Bitnami's chart sets
+   * them up with `auth.sentinel`.
+   */
+  password?: string;
 }
 
 /**
@@ -25,7 +36,7 @@ export interface TestRedisSentinelsOptions {
  * had not yet sent to the replica is lost.
  */
 export interface TestRedisSentinels {
-  /** `host:port` of each Sentinel. */
+  /** `host:port` of each Sentinel (`localhost` with TLS, else 127.0.0.1). */
   sentinels: string[];
   masterName: string;
   /** REDIS_SENTINELS and REDIS_SENTINEL_MASTER for a service. */
@@ -59,6 +70,10 @@ export interface TestRedisSentinels {
 
 export async function startTestRedisSentinels(options: TestRedisSentinelsOptions = {}): Promise<TestRedisSentinels> {
   const masterName = options.masterName ?? 'platform';
+  const { tls, password } = options;
+  // With TLS every process is known by the name its certificate carries.
+  const hostname = tls ? 'localhost' : '127.0.0.1';
+  const command = (address: string, name: string, ...args: string[]) => commandTo(address, { tls, password }, name, ...args);
   const dirs: string[] = [];
   const servers = new Map<string, RedisServerProcess>();
   const sentinelProcesses: RedisServerProcess[] = [];
@@ -76,12 +91,35 @@ export async function startTestRedisSentinels(options: TestRedisSentinelsOptions
   };
 
   try {
+    let files: TlsFiles | undefined;
+    if (tls) {
+      const dir = await directory();
+      files = { cert: join(dir, 'server.pem'), key: join(dir, 'server.key'), ca: join(dir, 'ca.pem') };
+      await Promise.all([writeFile(files.cert, tls.localhost.cert), writeFile(files.key, tls.localhost.key, { mode: 0o600 }), writeFile(files.ca, tls.caCert)]);
+    }
+    const startDataServer = async (port: number, replicaOf?: number) =>
+      RedisServerProcess.start([
+        ...['--dir', await directory(), '--save', '', '--appendonly', 'no'],
+        // The replica's first sync starts at once instead of waiting 5 s for other replicas to join it.
+        ...['--repl-diskless-sync-delay', '0'],
+        ...(files
+          ? [
+              // TLS only; replication too, checked against the CA (any server may become a replica).
+              ...['--bind', '127.0.0.1', '-::1', '--port', '0', '--tls-port', String(port), '--tls-replication', 'yes'],
+              ...['--tls-cert-file', files.cert, '--tls-key-file', files.key, '--tls-ca-cert-file', files.ca, '--tls-auth-clients', 'no'],
+              // The Sentinels learn a replica's address from what it announces.
+              ...['--replica-announce-ip', hostname],
+            ]
+          : ['--bind', '127.0.0.1', '--port', String(port)]),
+        ...(password ? ['--requirepass', password, '--masterauth', password] : []),
+        ...(replicaOf === undefined ? [] : ['--replicaof', hostname, String(replicaOf)]),
+      ]);
     const primaryPort = await freePort();
-    const primary = `127.0.0.1:${primaryPort}`;
-    servers.set(primary, await startDataServer(primaryPort, await directory()));
+    const primary = `${hostname}:${primaryPort}`;
+    servers.set(primary, await startDataServer(primaryPort));
     const replicaPort = await freePort();
-    const replica = `127.0.0.1:${replicaPort}`;
-    servers.set(replica, await startDataServer(replicaPort, await directory(), ['--replicaof', '127.0.0.1', String(primaryPort)]));
+    const replica = `${hostname}:${replicaPort}`;
+    servers.set(replica, await startDataServer(replicaPort, primaryPort));
 
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
@@ -91,10 +129,27 @@ export async function startTestRedisSentinels(options: TestRedisSentinelsOptions
       await writeFile(
         configFile,
         [
-          `port ${port}`,
-          'bind 127.0.0.1',
+          ...(files
+            ? [
+                'bind 127.0.0.1 -::1',
+                'port 0',
+                `tls-port ${port}`,
+                `tls-cert-file "${files.cert}"`,
+                `tls-key-file "${files.key}"`,
+                `tls-ca-cert-file "${files.ca}"`,
+                'tls-auth-clients no',
+                // To the servers and the other Sentinels over TLS as well.
+                'tls-replication yes',
+                // Servers and Sentinels named, not numbered: `resolve-hostnames` before the monitor line.
+                'sentinel resolve-hostnames yes',
+                'sentinel announce-hostnames yes',
+                `sentinel announce-ip ${hostname}`,
+              ]
+            : ['bind 127.0.0.1', `port ${port}`]),
+          ...(password ? [`requirepass "${password}"`] : []),
           `dir "${dir}"`,
-          `sentinel monitor ${masterName} 127.0.0.1 ${primaryPort} 2`,
+          `sentinel monitor ${masterName} ${hostname} ${primaryPort} 2`,
+          ...(password ? [`sentinel auth-pass ${masterName} "${password}"`] : []),
           `sentinel down-after-milliseconds ${masterName} ${options.downAfterMs ?? 1_000}`,
           `sentinel failover-timeout ${masterName} ${options.failoverTimeoutMs ?? 3_000}`,
           `sentinel parallel-syncs ${masterName} 1`,
@@ -102,7 +157,7 @@ export async function startTestRedisSentinels(options: TestRedisSentinelsOptions
         ].join('\n'),
       );
       sentinelProcesses.push(await RedisServerProcess.start([configFile, '--sentinel'], { readyWhen: /\+monitor master/ }));
-      sentinels.push(`127.0.0.1:${port}`);
+      sentinels.push(`${hostname}:${port}`);
     }
 
     // A failover needs the replica in sync and every Sentinel knowing the replica and the other two.
@@ -184,21 +239,20 @@ export async function startTestRedisSentinels(options: TestRedisSentinelsOptions
   };
 }
 
-function startDataServer(port: number, dir: string, extra: string[] = []): Promise<RedisServerProcess> {
-  return RedisServerProcess.start([
-    ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-    // The replica's first sync starts at once instead of waiting 5 s for other replicas to join it.
-    ...['--repl-diskless-sync-delay', '0'],
-    ...extra,
-  ]);
+interface TlsFiles {
+  cert: string;
+  key: string;
+  ca: string;
 }
 
 /** One command to a server or Sentinel at `host:port`, on a connection of its own that does not retry. */
-async function command(address: string, name: string, ...args: string[]): Promise<unknown> {
+async function commandTo(address: string, { tls, password }: Pick<TestRedisSentinelsOptions, 'tls' | 'password'>, name: string, ...args: string[]): Promise<unknown> {
   const separator = address.lastIndexOf(':');
   const client = new Redis({
     host: address.slice(0, separator),
     port: Number(address.slice(separator + 1)),
+    ...(tls ? { tls: { ca: tls.caCert } } : {}),
+    password,
     lazyConnect: true,
     connectTimeout: 2_000,
     commandTimeout: 2_000,

@@ -21,6 +21,8 @@ import { probeSettings } from '../src/kubernetes/settings-probe.js';
  * values, and the migrations Jobs run as deployed. Needs the build (`npm run build`), as `npm test` does.
  */
 const ROOT = 'deploy/kubernetes';
+/** Where the chart's Sentinels listen (over TLS only, with its `tls.enabled`). */
+const SENTINEL_PORT = 26379;
 const PLATFORM = ['offers-api', 'contact-directory', 'notification-service', 'webhook-dispatcher', 'portal'];
 /** The services the portal forwards `/api/<service>/…` to, by the setting naming each. */
 const PORTAL_UPSTREAMS: Record<string, string> = {
@@ -273,10 +275,10 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
     const redisSecret = settings(named('Deployment', 'webhook-dispatcher')!).get('REDIS_URL')!.secret;
     expect(redis.auth).toMatchObject({ enabled: true, existingSecret: redisSecret });
     if (redis.sentinel.enabled) {
-      // The services send the Sentinels no password (connectRedis sets none).
-      expect(redis.auth.sentinel).toBe(false);
+      // The Sentinels require the servers' password (the chart's default), which the services send them over TLS.
+      expect(redis.auth.sentinel ?? true).toBe(true);
       expect(config.REDIS_SENTINEL_MASTER).toBe(redis.sentinel.masterSet);
-      expect(config.REDIS_SENTINELS.split(',')).toEqual(Array.from({ length: redis.replica.replicaCount }, (_, i) => `platform-redis-node-${i}.platform-redis-headless:${sentinelClientPort(redis)}`));
+      expect(config.REDIS_SENTINELS.split(',')).toEqual(Array.from({ length: redis.replica.replicaCount }, (_, i) => `platform-redis-node-${i}.platform-redis-headless:${SENTINEL_PORT}`));
     } else expect(config.REDIS_SENTINELS).toBeUndefined();
     expect(environment.name !== 'production' || redis.sentinel.enabled).toBe(true);
 
@@ -347,7 +349,6 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
     const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
     const exampleUrl = /REDIS_URL=(\S+)/.exec(readme.slice(readme.indexOf('```bash\nNS=')))?.[1] ?? '';
     expect(exampleUrl).toMatch(/^rediss:\/\//);
-    const redisPods = deployments().filter((deployment) => settings(deployment).has('REDIS_URL'));
     if (redis.sentinel.enabled) {
       // The Sentinels name the primary as it announces itself (by name, useHostnames), and the client checks that name.
       expect(redis.useHostnames).toBe(true);
@@ -355,17 +356,16 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
         const host = `platform-redis-node-${i}.platform-redis-headless.${namespace}.svc.cluster.local`;
         expect(['redis', host, covers(redisCertificate, host)]).toEqual(['redis', host, true]);
       }
-      // The clients ask the Sentinels in clear (connectRedis gives ioredis no sentinelTLS), so they also
-      // answer in clear, on a port of their own, which the chart's NetworkPolicy opens to the platform's pods.
-      expect(readFileSync('libs/service-core/src/redis/redis-connection.ts', 'utf8')).not.toContain('sentinelTLS');
-      const port = sentinelClientPort(redis);
-      expect(port).not.toBe(Number(redis.sentinel.containerPorts?.sentinel ?? 26379));
-      for (const pod of redisPods) {
-        const labels = pod.spec.template.metadata.labels as Record<string, string>;
-        const opened = (redis.networkPolicy?.extraIngress ?? []).some(
-          (rule: Record<string, any>) => rule.ports.some((candidate: { port: number }) => candidate.port === port) && rule.from.some((peer: Record<string, any>) => matches(peer.podSelector?.matchLabels ?? { none: 'none' }, labels)),
-        );
-        expect([pod.metadata.name, port, opened]).toEqual([pod.metadata.name, port, true]);
+      // The clients ask the Sentinels over TLS too (connectRedis gives ioredis sentinelTLS with a rediss://
+      // URL), at the chart's Sentinel port, which takes TLS only, and check each name they connect to.
+      const connection = readFileSync('libs/service-core/src/redis/redis-connection.ts', 'utf8');
+      expect(['sentinelTLS', 'sentinelPassword'].filter((option) => !connection.includes(`${option}:`))).toEqual([]);
+      expect(redis.sentinel.containerPorts?.sentinel ?? SENTINEL_PORT).toBe(SENTINEL_PORT);
+      expect(JSON.stringify(redis.sentinel.preExecCmds ?? [])).not.toContain('--port');
+      expect(redis.networkPolicy?.extraIngress ?? []).toEqual([]);
+      for (const sentinel of config.REDIS_SENTINELS.split(',')) {
+        const host = sentinel.slice(0, sentinel.lastIndexOf(':'));
+        expect(['redis sentinel', host, covers(redisCertificate, host)]).toEqual(['redis sentinel', host, true]);
       }
     } else {
       const host = new URL(exampleUrl).hostname;
@@ -433,7 +433,7 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
       expect([name, 'http in', check(workload, 'Ingress', { ip: '10.1.2.3' }, 'http')]).toEqual([name, 'http in', true]);
       if (given.has('NATS_NKEY_SEED')) expect([name, 'nats', check(workload, 'Egress', { labels: NATS_POD }, 4222)]).toEqual([name, 'nats', true]);
       if (given.has('REDIS_URL'))
-        for (const port of [6379, ...(environment.redis.sentinel.enabled ? [sentinelClientPort(environment.redis)] : [])])
+        for (const port of [6379, ...(environment.redis.sentinel.enabled ? [SENTINEL_PORT] : [])])
           expect([name, port, check(workload, 'Egress', { labels: REDIS_POD }, port)]).toEqual([name, port, true]);
       const callsIntegrators = ['contact-directory', 'webhook-dispatcher'].includes(app);
       expect([name, 'public', check(workload, 'Egress', publicAddress, 8443)]).toEqual([name, 'public', callsIntegrators]);
@@ -593,18 +593,6 @@ function inCidr(ip: string, cidr: string): boolean {
   const size = 2 ** (32 - Number(bits));
   const toNumber = (address: string) => address.split('.').reduce((sum, octet) => sum * 256 + Number(octet), 0);
   return Math.floor(toNumber(ip) / size) === Math.floor(toNumber(base) / size);
-}
-
-/**
- * The port the Sentinels answer on in clear, for the platform's clients: with the chart's TLS on, the
- * Sentinels listen over TLS only (`--port 0`) unless a sentinel.preExecCmds line gives them a port
- * back (the last --port wins).
- */
-function sentinelClientPort(redis: Record<string, any>): number {
-  const tlsPort = Number(redis.sentinel.containerPorts?.sentinel ?? 26379);
-  if (!redis.tls?.enabled) return tlsPort;
-  const ports = ((redis.sentinel.preExecCmds ?? []) as string[]).map((command) => /^ARGS\+=\("--port" "(\d+)"\)$/.exec(command.trim())?.[1]).filter(Boolean);
-  return ports.length > 0 ? Number(ports.at(-1)) : Number.NaN;
 }
 
 /** Helm's values merge: maps merge, anything else is replaced. */

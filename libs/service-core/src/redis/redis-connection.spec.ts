@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { Redis } from 'ioredis';
 import { loadConfig } from '../config/load-config.js';
 import { ServiceConfig } from '../config/service.config.js';
 import { connectRedis, redisTarget } from './redis-connection.js';
@@ -31,10 +32,35 @@ describe('Redis connections', () => {
       db: 3,
       tls: {},
       enableTLSForSentinelMode: true,
+      sentinelTLS: {},
+      sentinelUsername: 'jobs',
+      sentinelPassword: 's@cret',
       failoverDetector: true,
       maxRetriesPerRequest: null,
     });
     redis.disconnect();
+  });
+
+  it('ask the Sentinels over TLS, with the URL’s credentials and the same CA, exactly when the data servers are reached over TLS', () => {
+    const ca = '-----BEGIN CERTIFICATE-----\nprivate CA\n-----END CERTIFICATE-----\n';
+    const sentinels = [{ host: 'sentinel-0.redis', port: 26379 }];
+    const overTls = connectRedis({ url: 'rediss://:pw@ignored:6379/0', sentinels, masterName: 'platform', ca }, { lazyConnect: true });
+    expect(overTls.options).toMatchObject({ tls: { ca }, enableTLSForSentinelMode: true, sentinelTLS: { ca }, sentinelPassword: 'pw', password: 'pw' });
+    // Every connection to a Sentinel, the failover detector's included, is made by the connector from these options.
+    const connector = (overTls as unknown as { connector: { connectToSentinel(endpoint: object, options: object): Redis } }).connector;
+    const sentinel = connector.connectToSentinel(sentinels[0], { lazyConnect: true });
+    expect(sentinel.options).toMatchObject({ host: 'sentinel-0.redis', port: 26379, tls: { ca }, password: 'pw' });
+    sentinel.disconnect();
+    overTls.disconnect();
+
+    const inClear = connectRedis({ url: 'redis://:pw@ignored:6379/0', sentinels, masterName: 'platform' }, { lazyConnect: true });
+    const { password, tls, enableTLSForSentinelMode, sentinelTLS, sentinelUsername, sentinelPassword } = inClear.options;
+    expect({ password, tls, enableTLSForSentinelMode, sentinelTLS, sentinelUsername, sentinelPassword }).toEqual({ password: 'pw', enableTLSForSentinelMode: false });
+    // In clear, the password goes to the data servers only.
+    const plainSentinel = (inClear as unknown as { connector: typeof connector }).connector.connectToSentinel(sentinels[0], { lazyConnect: true });
+    expect([plainSentinel.options.tls, plainSentinel.options.password]).toEqual([undefined, null]);
+    plainSentinel.disconnect();
+    inClear.disconnect();
   });
 
   it('refuse a Sentinel list that is not host:port pairs, and a replica count JetStream does not make sense of', () => {
