@@ -40,6 +40,9 @@ export function connectToTestBus(
       ...(seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)) } : {}),
       ...(as !== 'anonymous' && as !== 'observer' ? { inboxPrefix: busInboxPrefix(as, namespace.subjectPrefix) } : {}),
       ...(ca ? { tls: { ca } } : {}),
+      // As the services connect: no stack captured per request and publish. A benchmark's publisher
+      // shares the cores with what it measures, and the traces cost it a third of its CPU.
+      noAsyncTraces: true,
     });
   // In clean-clone runs on a loaded two-core host, a handshake with a running server now and then did
   // not complete within the client's 20 s (the cause is not known). A second attempt is what a
