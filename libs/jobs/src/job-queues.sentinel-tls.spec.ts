@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
 import { connectRedis, loadConfig, redisTarget, ServiceConfig } from '@availability/service-core';
 import { createTestCertificates, eventually, startTestRedisSentinels, type TestCertificates, type TestRedisSentinels } from '@availability/testing';
 import { JobQueues } from './job-queues.js';
@@ -30,22 +29,6 @@ function target(caFile = certificates.caFile) {
   return redisTarget(loadConfig(ServiceConfig, { ...redis.env, REDIS_URL: `rediss://:${encodeURIComponent(PASSWORD)}@unused-with-sentinels:6379`, REDIS_CA_FILE: caFile }));
 }
 
-/** Clients subscribed on each Sentinel (failover detectors). */
-async function sentinelSubscribers(): Promise<number> {
-  let count = 0;
-  for (const sentinel of redis.sentinels) {
-    const [host, port] = sentinel.split(':');
-    const client = new Redis({ host, port: Number(port), tls: { ca: certificates.caCert }, password: PASSWORD, retryStrategy: () => null });
-    try {
-      const list = String(await client.call('CLIENT', 'LIST'));
-      count += list.split('\n').filter((line) => /\bsub=[1-9]/.test(line)).length;
-    } finally {
-      client.disconnect();
-    }
-  }
-  return count;
-}
-
 describe('Redis behind Sentinels over TLS', () => {
   it('a client and the job queues reach the primary through the Sentinels, and the promoted replica after the primary is killed', async () => {
     expect(redis.sentinels.every((sentinel) => sentinel.startsWith('localhost:'))).toBe(true);
@@ -60,7 +43,7 @@ describe('Redis behind Sentinels over TLS', () => {
       await jobs.add(QueueName.Email, 'send', {}, { jobId: 'before' });
       await eventually(() => ran.has('before'), 10_000, 'the job added before the failover run');
       // The failover detectors subscribed to the Sentinels, over TLS and with the password.
-      await eventually(async () => (await sentinelSubscribers()) > 0, 10_000, 'failover detectors subscribed');
+      await eventually(async () => (await redis.failoverSubscribers()) > 0, 10_000, 'failover detectors subscribed');
 
       await redis.replicasInSync();
       const before = await redis.killPrimary();

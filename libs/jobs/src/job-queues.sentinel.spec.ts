@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
 import { loadConfig, redisTarget, ServiceConfig } from '@availability/service-core';
 import { eventually, startTestRedisSentinels, type TestRedisSentinels } from '@availability/testing';
 import { JobQueues } from './job-queues.js';
@@ -24,21 +23,6 @@ afterAll(async () => {
 function jobQueues(): JobQueues {
   const config = loadConfig(ServiceConfig, { ...redis.env, REDIS_URL: 'redis://unused-with-sentinels:6379' });
   return new JobQueues({ redis: redisTarget(config), prefix: `sentinel_${++prefixes}` });
-}
-
-/** Clients subscribed on each Sentinel (failover detectors): `CLIENT LIST` lines with `sub=1` or more. */
-async function sentinelSubscribers(): Promise<number> {
-  let count = 0;
-  for (const sentinel of redis.sentinels) {
-    const client = new Redis(`redis://${sentinel}`, { retryStrategy: () => null });
-    try {
-      const list = String(await client.call('CLIENT', 'LIST'));
-      count += list.split('\n').filter((line) => /\bsub=[1-9]/.test(line)).length;
-    } finally {
-      client.disconnect();
-    }
-  }
-  return count;
 }
 
 describe('JobQueues through Redis Sentinels', () => {
@@ -80,9 +64,9 @@ describe('JobQueues through Redis Sentinels', () => {
     const jobs = jobQueues();
     jobs.process(QueueName.PushNotification, async () => undefined, { concurrency: 1 });
     await jobs.add(QueueName.PushNotification, 'push', {}, { jobId: 'one' });
-    await eventually(async () => (await sentinelSubscribers()) > 0, 10_000, 'failover detectors subscribed');
+    await eventually(async () => (await redis.failoverSubscribers()) > 0, 10_000, 'failover detectors subscribed');
     await jobs.onModuleDestroy();
-    await eventually(async () => (await sentinelSubscribers()) === 0, 10_000, 'no subscriber left on the Sentinels');
+    await eventually(async () => (await redis.failoverSubscribers()) === 0, 10_000, 'no subscriber left on the Sentinels');
   }, 60_000);
 
   it('a worker runs jobs on the promoted replica after the primary is killed, and jobs added meanwhile wait for it', async () => {

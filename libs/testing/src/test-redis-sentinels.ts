@@ -43,6 +43,8 @@ export interface TestRedisSentinels {
   env: Record<string, string>;
   /** `host:port` of the primary, as the first Sentinel that answers names it. */
   currentPrimary(): Promise<string>;
+  /** Clients subscribed on the Sentinels, all of them together: each Redis client's failover detector is one on each. */
+  failoverSubscribers(): Promise<number>;
   /**
    * From now until the primary is killed, the replica gets nothing more from it (the replica is
    * stopped with SIGSTOP and its link cut), so what the primary acknowledges meanwhile dies with it,
@@ -196,6 +198,11 @@ export async function startTestRedisSentinels(options: TestRedisSentinelsOptions
     masterName,
     env: { REDIS_SENTINELS: sentinels.join(','), REDIS_SENTINEL_MASTER: masterName },
     currentPrimary,
+    async failoverSubscribers() {
+      let count = 0;
+      for (const sentinel of sentinels) count += String(await command(sentinel, 'CLIENT', 'LIST')).split('\n').filter((line) => /\bsub=[1-9]/.test(line)).length;
+      return count;
+    },
     async cutOffReplica() {
       const primary = await currentPrimary();
       for (const [address, server] of servers) {
