@@ -82,3 +82,45 @@ describe('production: the platform’s own servers over TLS', () => {
     for (const host of ['localhost.example.com', '10.0.0.1', '[::2]', '0.0.0.0', 'db', '128.0.0.1']) expect(isLocalHost(host)).toBe(false);
   });
 });
+
+describe('the connection settings, given anything', () => {
+  /** A URL-ish value: a scheme the settings know or not, credentials, a host of any kind, a port, any query. */
+  const urlLike = fc.oneof(
+    fc.string({ maxLength: 60 }),
+    fc
+      .tuple(
+        fc.constantFrom('postgres://', 'postgresql://', 'nats://', 'tls://', 'redis://', 'rediss://', 'http://', ''),
+        fc.option(fc.string({ maxLength: 12 }).map((user) => `${encodeURIComponent(user)}:${encodeURIComponent(user)}@`), { nil: '' }),
+        fc.oneof(fc.domain(), fc.ipV4(), fc.ipV6().map((address) => `[${address}]`), fc.constantFrom('localhost', '', '[::1]', '/run/postgresql')),
+        fc.option(fc.integer({ min: 0, max: 70_000 }).map((port) => `:${port}`), { nil: '' }),
+        fc.option(fc.string({ maxLength: 30 }).map((query) => `/db?${query}`), { nil: '' }),
+      )
+      .map((parts) => parts.join('')),
+  );
+
+  it('are accepted or refused with the settings named, in production or not, and never with anything else', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          NODE_ENV: fc.constantFrom('production', 'development'),
+          DATABASE_URL: urlLike,
+          DATABASE_CA_FILE: fc.constantFrom('', 'x'),
+          NATS_URL: fc.array(urlLike, { minLength: 1, maxLength: 3 }).map((servers) => servers.join(',')),
+          NATS_CA_FILE: fc.constantFrom('', 'x'),
+          REDIS_URL: urlLike,
+          REDIS_SENTINELS: fc.oneof(fc.constant(''), fc.string({ maxLength: 40 }), fc.array(fc.tuple(fc.domain(), fc.integer({ min: 1, max: 65_535 })).map(([host, port]) => `${host}:${port}`), { minLength: 1, maxLength: 3 }).map((list) => list.join(','))),
+          ALLOW_PLAIN_INTERNAL_CONNECTIONS: fc.constantFrom('true', 'false', ''),
+        }),
+        (env) => {
+          try {
+            loadConfig(ServiceConfig, env);
+          } catch (error) {
+            expect(error).toBeInstanceOf(ConfigValidationError);
+            for (const problem of (error as ConfigValidationError).problems) expect(problem).toMatch(/^[A-Z_]+: /);
+          }
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+});
