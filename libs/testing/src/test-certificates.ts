@@ -24,6 +24,11 @@ export interface TestCertificates {
   caFile: string;
   /** For `localhost`, 127.0.0.1 and ::1, signed by the test CA. */
   localhost: TestServerCertificate;
+  /**
+   * For the same names, and usable as a client's certificate too: what each end of a mutual TLS
+   * connection presents, such as the routes between the nodes of a NATS cluster.
+   */
+  peer: TestServerCertificate;
   /** For `localhost` too, signed by the test CA, but its validity ended yesterday. */
   expired: TestServerCertificate;
   /** Signed by the test CA for `other.example` only: wrong for `localhost`. */
@@ -40,10 +45,10 @@ export async function createTestCertificates(): Promise<TestCertificates> {
 
   await run('openssl', ['req', '-x509', ...newKey, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2', '-subj', '/CN=Availability Platform Test CA']);
 
-  const serverCertificate = async (name: string, subjectAltName: string, days: number): Promise<TestServerCertificate> => {
+  const serverCertificate = async (name: string, subjectAltName: string, days: number, usage = 'serverAuth'): Promise<TestServerCertificate> => {
     await writeFile(
       file(`${name}.ext`),
-      `subjectAltName=${subjectAltName}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
+      `subjectAltName=${subjectAltName}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=${usage}\n`,
     );
     await run('openssl', ['req', ...newKey, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', `/CN=${name}`]);
     await run('openssl', [
@@ -54,6 +59,7 @@ export async function createTestCertificates(): Promise<TestCertificates> {
   };
 
   const localhost = await serverCertificate('localhost', 'DNS:localhost,IP:127.0.0.1,IP:::1', 2);
+  const peer = await serverCertificate('peer', 'DNS:localhost,IP:127.0.0.1,IP:::1', 2, 'serverAuth,clientAuth');
   // `-days -1` ends the validity a day before it starts: expired from the moment it is made.
   const expired = await serverCertificate('expired', 'DNS:localhost,IP:127.0.0.1,IP:::1', -1);
   const otherName = await serverCertificate('other.example', 'DNS:other.example', 2);
@@ -62,6 +68,7 @@ export async function createTestCertificates(): Promise<TestCertificates> {
     caCert: await readFile(file('ca.pem'), 'utf8'),
     caFile: file('ca.pem'),
     localhost,
+    peer,
     expired,
     otherName,
     remove: () => rm(dir, { recursive: true, force: true }),

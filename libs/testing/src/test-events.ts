@@ -55,7 +55,10 @@ export interface TestEventNamespace {
 export interface TestEventNamespaceOptions {
   /** On a three-node NATS cluster, the stream kept on all three (EVENTS_STREAM_REPLICAS=3), instead of one server. */
   natsCluster?: boolean;
-  /** A server that takes TLS connections only, with these certificates (services get `tls://localhost` and NATS_CA_FILE). */
+  /**
+   * A server (or cluster, its routes too) that takes TLS connections only, with these certificates
+   * (services get `tls://localhost` and NATS_CA_FILE).
+   */
   natsTls?: TestCertificates;
 }
 
@@ -63,8 +66,7 @@ export async function createTestEventNamespace(options: TestEventNamespaceOption
   const id = randomBytes(5).toString('hex');
   const stream = `TEST_${id}`;
   const prefix = `t${id}.`;
-  const cluster = options.natsCluster ? await startTestNatsCluster({ subjectPrefix: prefix, stream }) : undefined;
-  if (cluster && options.natsTls) throw new Error('a TLS test bus is one server, not a cluster');
+  const cluster = options.natsCluster ? await startTestNatsCluster({ subjectPrefix: prefix, stream }, { tls: options.natsTls }) : undefined;
   const server = cluster ?? (await startTestNatsServer({ subjectPrefix: prefix, stream }, { tls: options.natsTls }));
   const nc: NatsConnection = await server.connect();
   const jsm = await jetstreamManager(nc);

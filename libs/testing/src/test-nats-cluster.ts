@@ -9,6 +9,7 @@ import { freePort } from './free-port.js';
 import { NatsServerProcess } from './nats-server-process.js';
 import { eventually } from './service-process.js';
 import { connectToTestBus, createTestBusUsers, runningTestBuses } from './test-bus.js';
+import type { TestCertificates } from './test-certificates.js';
 import type { TestNatsServer } from './test-nats-server.js';
 
 /**
@@ -17,8 +18,11 @@ import type { TestNatsServer } from './test-nats-server.js';
  * of the nodes (what NATS_URL takes), and a node can be crashed and brought back with its store.
  */
 export interface TestNatsCluster extends TestNatsServer {
-  /** Each node's server name and client URL, by index (0, 1, 2). */
-  nodes: ReadonlyArray<{ name: string; url: string }>;
+  /**
+   * Each node's server name, client URL and route listener (`host:port`, what the other nodes dial),
+   * by index (0, 1, 2).
+   */
+  nodes: ReadonlyArray<{ name: string; url: string; route: string }>;
   /** Ends a node's process (SIGKILL by default: a crash) and waits for it to exit. */
   kill(node: number, signal?: NodeJS.Signals): Promise<void>;
   /** Starts a stopped node again on its store, and waits until it is back in the cluster. */
@@ -37,16 +41,36 @@ const FORM_TIMEOUT_MS = 30_000;
 interface Node {
   name: string;
   url: string;
+  route: string;
   monitorUrl: string;
   configFile: string;
   process?: NatsServerProcess;
 }
 
-export async function startTestNatsCluster(namespace: BusNamespace): Promise<TestNatsCluster> {
+/**
+ * `tls`: as in production, every node takes clients over TLS only (the certificates' `localhost`
+ * one; the nodes are then named `tls://localhost:<port>` and clients trust the certificates' CA), and
+ * the routes between the nodes are TLS only, each node presenting the `peer` certificate and
+ * requiring one the CA signed of the other (a route's dialling node is the TLS client, so a
+ * certificate for servers only would be refused).
+ */
+export async function startTestNatsCluster(namespace: BusNamespace, { tls }: { tls?: TestCertificates } = {}): Promise<TestNatsCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'ap-nats-cluster-'));
   const users = createTestBusUsers();
   const clusterName = `test-${randomBytes(4).toString('hex')}`;
-  const route = { routeUser: 'route', routePassword: randomBytes(16).toString('hex') };
+  const files = (name: string) => ({ certFile: join(dir, `${name}.pem`), keyFile: join(dir, `${name}.key`) });
+  const clientTls = tls ? files('client-tls') : undefined;
+  const routeTls = tls ? { ...files('route-tls'), caFile: join(dir, 'ca.pem') } : undefined;
+  if (tls && clientTls && routeTls) {
+    await Promise.all([
+      writeFile(clientTls.certFile, tls.localhost.cert),
+      writeFile(clientTls.keyFile, tls.localhost.key, { mode: 0o600 }),
+      writeFile(routeTls.certFile, tls.peer.cert),
+      writeFile(routeTls.keyFile, tls.peer.key, { mode: 0o600 }),
+      writeFile(routeTls.caFile, tls.caCert),
+    ]);
+  }
+  const route = { routeUser: 'route', routePassword: randomBytes(16).toString('hex'), tls: routeTls };
   const ports = [];
   for (let i = 0; i < NODES; i++) ports.push({ client: await freePort(), route: await freePort(), monitor: await freePort() });
 
@@ -66,6 +90,7 @@ export async function startTestNatsCluster(namespace: BusNamespace): Promise<Tes
         namespace,
         services: users.services,
         extraUsers: [{ nkey: users.observer.publicKey }],
+        tls: clientTls,
         cluster: {
           name: clusterName,
           listen: `127.0.0.1:${port.route}`,
@@ -74,7 +99,13 @@ export async function startTestNatsCluster(namespace: BusNamespace): Promise<Tes
         },
       }),
     );
-    nodes.push({ name, url: `nats://127.0.0.1:${port.client}`, monitorUrl: `http://127.0.0.1:${port.monitor}`, configFile });
+    nodes.push({
+      name,
+      url: tls ? `tls://localhost:${port.client}` : `nats://127.0.0.1:${port.client}`,
+      route: `127.0.0.1:${port.route}`,
+      monitorUrl: `http://127.0.0.1:${port.monitor}`,
+      configFile,
+    });
   }
 
   const url = nodes.map((node) => node.url).join(',');
@@ -83,7 +114,7 @@ export async function startTestNatsCluster(namespace: BusNamespace): Promise<Tes
   let observer: { nc: NatsConnection; jsm: JetStreamManager } | undefined;
   const jsm = async () => {
     if (!observer) {
-      const nc = await connectToTestBus(url.split(','), users, namespace, 'observer');
+      const nc = await connectToTestBus(url.split(','), users, namespace, 'observer', tls?.caCert);
       observer = { nc, jsm: await jetstreamManager(nc) };
     }
     return observer.jsm;
@@ -104,8 +135,8 @@ export async function startTestNatsCluster(namespace: BusNamespace): Promise<Tes
   const cluster: TestNatsCluster = {
     url,
     credentials: users.credentials,
-    nodes: nodes.map(({ name, url: nodeUrl }) => ({ name, url: nodeUrl })),
-    connect: (as = 'observer') => connectToTestBus(url.split(','), users, namespace, as),
+    nodes: nodes.map(({ name, url: nodeUrl, route: routeAddress }) => ({ name, url: nodeUrl, route: routeAddress })),
+    connect: (as = 'observer') => connectToTestBus(url.split(','), users, namespace, as, tls?.caCert),
     violations: () => [...pastViolations, ...nodes.flatMap((node) => node.process?.violations() ?? [])],
     async kill(index, signal = 'SIGKILL') {
       await stopNode(nodeAt(index), signal);

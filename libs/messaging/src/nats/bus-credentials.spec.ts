@@ -31,4 +31,24 @@ describe('natsServerConfig', () => {
     // The clients' authorisation is the same as a single server's: routes are not users.
     expect(config.authorization).toEqual((JSON.parse(natsServerConfig(base)) as Record<string, unknown>).authorization);
   });
+
+  it('puts routes over TLS with the route certificate and the CA that checks the other nodes', () => {
+    const config = JSON.parse(
+      natsServerConfig({
+        ...base,
+        serverName: 'n1',
+        tls: { certFile: '/tls/client.pem', keyFile: '/tls/client.key' },
+        cluster: {
+          name: 'platform',
+          listen: '127.0.0.1:6222',
+          routes: ['127.0.0.1:6223'],
+          routeUser: 'route',
+          routePassword: 'secret',
+          tls: { certFile: '/tls/route.pem', keyFile: '/tls/route.key', caFile: '/tls/ca.pem' },
+        },
+      }),
+    ) as { tls: unknown; cluster: { tls: unknown } };
+    expect(config.cluster.tls).toEqual({ cert_file: '/tls/route.pem', key_file: '/tls/route.key', ca_file: '/tls/ca.pem', timeout: 5 });
+    expect(config.tls).toEqual({ cert_file: '/tls/client.pem', key_file: '/tls/client.key', timeout: 5 });
+  });
 });

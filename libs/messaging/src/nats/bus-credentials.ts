@@ -87,6 +87,11 @@ export interface NatsClusterOptions {
    */
   routeUser: string;
   routePassword: string;
+  /**
+   * Routes over TLS only, both ways: each node presents this certificate (valid for the addresses in
+   * `routes`, and for client authentication) and requires one the CA signed of the other.
+   */
+  tls?: { certFile: string; keyFile: string; caFile: string };
 }
 
 /**
@@ -121,5 +126,6 @@ function clusterBlock(cluster: NatsClusterOptions) {
     listen: cluster.listen,
     authorization: { user: cluster.routeUser, password: cluster.routePassword },
     routes: cluster.routes.map((route) => `nats-route://${credentials}@${route}`),
+    ...(cluster.tls ? { tls: { cert_file: cluster.tls.certFile, key_file: cluster.tls.keyFile, ca_file: cluster.tls.caFile, timeout: 5 } } : {}),
   };
 }
