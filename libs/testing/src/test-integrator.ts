@@ -34,6 +34,11 @@ export interface TestIntegratorOptions {
    * made when a base URL is saved) and to every verified call, 401 to the rest.
    */
   answer?: (call: ReceivedCall) => IntegratorAnswer;
+  /**
+   * With the default answer: the first call of each webhook to this path (without query) is answered
+   * 503, the next ones 200, so every delivery there needs its retry.
+   */
+  refuseFirstCallTo?: string;
 }
 
 /**
@@ -76,6 +81,13 @@ export class TestIntegrator {
     this.server.close();
   }
 
+  private defaultAnswer(call: ReceivedCall): number {
+    if (call.path === '/test') return 200;
+    if (!call.verified) return 401;
+    const refused = this.options.refuseFirstCallTo;
+    return refused !== undefined && call.path.split('?')[0] === refused && this.withId(call.webhookId).length === 1 ? 503 : 200;
+  }
+
   private receive(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -91,13 +103,9 @@ export class TestIntegrator {
         overTls: (req.socket as TLSSocket).encrypted === true,
       };
       this.calls.push(call);
-      const answer = (this.options.answer ?? defaultAnswer)(call);
+      const answer = this.options.answer ? this.options.answer(call) : this.defaultAnswer(call);
       const { status, body: answerBody = '', contentType } = typeof answer === 'number' ? { status: answer } : answer;
       res.writeHead(status, contentType ? { 'content-type': contentType } : {}).end(answerBody);
     });
   }
-}
-
-function defaultAnswer(call: ReceivedCall): number {
-  return call.path === '/test' || call.verified ? 200 : 401;
 }

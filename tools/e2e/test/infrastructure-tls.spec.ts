@@ -43,14 +43,7 @@ beforeAll(async () => {
   const tls = { certificate: certificates.localhost, caFile: certificates.caFile };
   [postgres, redis] = await Promise.all([startTestPostgresServer({ tls }), startTestRedisServer({ tls: certificates })]);
   // The first call of every webhook is refused, so each delivery needs its retry: a BullMQ job in Redis.
-  integrator = await TestIntegrator.start({
-    secret: SECRET,
-    answer: (call) => {
-      if (call.path === '/test') return 200;
-      if (!call.verified) return 401;
-      return call.path === '/offer/response' && integrator.withId(call.webhookId).length === 1 ? 503 : 200;
-    },
-  });
+  integrator = await TestIntegrator.start({ secret: SECRET, refuseFirstCallTo: '/offer/response' });
   platform = await startTestPlatform(
     SERVICES,
     { WEBHOOK_ALLOW_LOOPBACK: 'true', DATABASE_CA_FILE: certificates.caFile, REDIS_URL: redis.url, REDIS_CA_FILE: certificates.caFile, DATABASE_CONNECT_TIMEOUT_MS: '2000' },
@@ -62,10 +55,14 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await platform?.stop();
-  integrator?.close();
-  await Promise.all([postgres?.stop(), redis?.stop()]);
-  await certificates?.remove();
+  // stop() throws when the bus refused a service; the servers and the integrator must go anyway, or Jest never exits.
+  try {
+    await platform?.stop();
+  } finally {
+    integrator?.close();
+    await Promise.all([postgres?.stop(), redis?.stop()]);
+    await certificates?.remove();
+  }
 });
 
 function withoutRootCert(url: string): string {

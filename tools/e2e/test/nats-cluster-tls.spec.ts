@@ -32,14 +32,7 @@ const answered: Array<{ offerId: string; workerId: string }> = [];
 beforeAll(async () => {
   certificates = await createTestCertificates();
   // The first call of every webhook is refused, so each answer's webhook arrives twice: a repeat must carry the same webhook-id.
-  integrator = await TestIntegrator.start({
-    secret: SECRET,
-    answer: (call) => {
-      if (call.path === '/test') return 200;
-      if (!call.verified) return 401;
-      return call.path === '/offer/response' && integrator.withId(call.webhookId).length === 1 ? 503 : 200;
-    },
-  });
+  integrator = await TestIntegrator.start({ secret: SECRET, refuseFirstCallTo: '/offer/response' });
   platform = await startTestPlatform(APPS, { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_BACKOFF_BASE_MS: '200' }, { natsCluster: true, natsTls: certificates });
   cluster = platform.events.cluster as TestNatsCluster;
   agency = await seedAgencyWithWebhooks(platform, { name: 'Cluster TLS Staffing', workers: 3, integratorUrl: integrator.url, secret: SECRET });
