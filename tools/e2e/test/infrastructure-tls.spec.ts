@@ -36,7 +36,6 @@ let platform: TestPlatform;
 let integrator: TestIntegrator;
 let agency: SeededOrganisation;
 let sender: OffersClient;
-const worker = (index: number) => new OffersClient(platform.url('offers-api'), agency.workers[index].token);
 
 beforeAll(async () => {
   certificates = await createTestCertificates();
@@ -78,8 +77,8 @@ async function newOffer(): Promise<string> {
 }
 
 /** An answer now reaches the integrator: refused once, then delivered by its retry under the same webhook-id. */
-async function expectAnswerDelivered(offerId: string, workerIndex: number): Promise<void> {
-  expect((await worker(workerIndex).answer(offerId, 'applied')).status).toBe(200);
+async function expectAnswerDelivered(offerId: string, workerIndex: number, offersApiUrl = platform.url('offers-api')): Promise<void> {
+  expect((await new OffersClient(offersApiUrl, agency.workers[workerIndex].token).answer(offerId, 'applied')).status).toBe(200);
   const delivered = await eventually(() => integrator.callsTo('/offer/response').find((call) => call.body.includes(offerId) && call.body.includes(agency.workers[workerIndex].id)), 30_000, 'the answer’s webhook');
   await eventually(() => integrator.withId(delivered.webhookId).length === 2, 30_000, 'the retry');
   expect(integrator.withId(delivered.webhookId).map((call) => call.verified)).toEqual([true, true]);
@@ -110,26 +109,35 @@ describe('PostgreSQL, NATS and Redis over TLS', () => {
     await expectAnswerDelivered(offerId, 0);
   });
 
-  it('PostgreSQL restarting in the middle of requests: 200 or 503 with Retry-After, never 500; then serving again', async () => {
-    const offerId = await newOffer();
-    const statuses: Array<{ status: number; retryAfter: string | null }> = [];
-    let reading = true;
-    const readers = Array.from({ length: 4 }, async () => {
-      while (reading) {
-        const result = await sender.getOffer(offerId);
-        statuses.push({ status: result.status, retryAfter: result.headers.get('retry-after') });
-      }
-    });
-    await eventually(() => statuses.length >= 8, 10_000, 'reads under way');
-    await postgres.shutDown();
-    await eventually(() => statuses.some((entry) => entry.status === 503), 10_000, 'a read answered 503 while the server is down');
-    await postgres.startAgain();
-    const countBefore = statuses.length;
-    await eventually(() => statuses.slice(countBefore).some((entry) => entry.status === 200), 20_000, 'reads served again');
-    reading = false;
-    await Promise.all(readers);
-    expect(statuses.filter((entry) => entry.status !== 200 && !(entry.status === 503 && entry.retryAfter === '1'))).toEqual([]);
-    await expectAnswerDelivered(offerId, 1);
+  it('PostgreSQL restarting in the middle of requests, two instances each: 200 or 503 with Retry-After, never 500; then serving again', async () => {
+    // A second offers-api and webhook-dispatcher, as a deployment runs at least two of each: both
+    // instances' pools, relays and consumers go through the restart.
+    const second = await Promise.all(['offers-api', 'webhook-dispatcher'].map(async (app) => ServiceProcess.start({ app, port: await freePort(), env: platform.env })));
+    try {
+      const offerId = await newOffer();
+      const statuses: Array<{ instance: number; status: number; retryAfter: string | null }> = [];
+      const senders = [sender, new OffersClient(second[0].url, agency.apiKey)];
+      let reading = true;
+      const readers = Array.from({ length: 4 }, async (_, i) => {
+        while (reading) {
+          const result = await senders[i % 2].getOffer(offerId);
+          statuses.push({ instance: i % 2, status: result.status, retryAfter: result.headers.get('retry-after') });
+        }
+      });
+      await eventually(() => statuses.length >= 8, 10_000, 'reads under way');
+      await postgres.shutDown();
+      await eventually(() => [0, 1].every((instance) => statuses.some((entry) => entry.instance === instance && entry.status === 503)), 10_000, 'each instance answering 503 while the server is down');
+      await postgres.startAgain();
+      const countBefore = statuses.length;
+      await eventually(() => [0, 1].every((instance) => statuses.slice(countBefore).some((entry) => entry.instance === instance && entry.status === 200)), 20_000, 'both instances serving again');
+      reading = false;
+      await Promise.all(readers);
+      expect(statuses.filter((entry) => entry.status !== 200 && !(entry.status === 503 && entry.retryAfter === '1'))).toEqual([]);
+      await expectAnswerDelivered(offerId, 1);
+      await expectAnswerDelivered(offerId, 2, second[0].url);
+    } finally {
+      await Promise.all(second.map((service) => service.stop()));
+    }
   });
 
   it('a service that cannot trust a server’s certificate does not start, and says which server', async () => {
