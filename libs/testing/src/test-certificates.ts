@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +10,19 @@ const run = promisify(execFile);
 export interface TestServerCertificate {
   key: string;
   cert: string;
+}
+
+/**
+ * A server's certificate and key written into `dir` as `<name>.pem` and `<name>.key`, for a server
+ * that reads them from files; the key readable by its owner only (servers refuse it otherwise).
+ */
+export async function writeCertificateFiles(dir: string, name: string, certificate: TestServerCertificate): Promise<{ certFile: string; keyFile: string }> {
+  const certFile = join(dir, `${name}.pem`);
+  const keyFile = join(dir, `${name}.key`);
+  await Promise.all([writeFile(certFile, certificate.cert), writeFile(keyFile, certificate.key, { mode: 0o600 })]);
+  // A file that existed keeps its mode through writeFile.
+  await chmod(keyFile, 0o600);
+  return { certFile, keyFile };
 }
 
 /**

@@ -9,7 +9,7 @@ import { freePort } from './free-port.js';
 import { NatsServerProcess } from './nats-server-process.js';
 import { eventually } from './service-process.js';
 import { connectToTestBus, createTestBusUsers, runningTestBuses } from './test-bus.js';
-import type { TestCertificates } from './test-certificates.js';
+import { type TestCertificates, writeCertificateFiles } from './test-certificates.js';
 import type { TestNatsServer } from './test-nats-server.js';
 
 /**
@@ -58,18 +58,8 @@ export async function startTestNatsCluster(namespace: BusNamespace, { tls }: { t
   const dir = await mkdtemp(join(tmpdir(), 'ap-nats-cluster-'));
   const users = createTestBusUsers();
   const clusterName = `test-${randomBytes(4).toString('hex')}`;
-  const files = (name: string) => ({ certFile: join(dir, `${name}.pem`), keyFile: join(dir, `${name}.key`) });
-  const clientTls = tls ? files('client-tls') : undefined;
-  const routeTls = tls ? { ...files('route-tls'), caFile: join(dir, 'ca.pem') } : undefined;
-  if (tls && clientTls && routeTls) {
-    await Promise.all([
-      writeFile(clientTls.certFile, tls.localhost.cert),
-      writeFile(clientTls.keyFile, tls.localhost.key, { mode: 0o600 }),
-      writeFile(routeTls.certFile, tls.peer.cert),
-      writeFile(routeTls.keyFile, tls.peer.key, { mode: 0o600 }),
-      writeFile(routeTls.caFile, tls.caCert),
-    ]);
-  }
+  const clientTls = tls ? await writeCertificateFiles(dir, 'client-tls', tls.localhost) : undefined;
+  const routeTls = tls ? { ...(await writeCertificateFiles(dir, 'route-tls', tls.peer)), caFile: tls.caFile } : undefined;
   const route = { routeUser: 'route', routePassword: randomBytes(16).toString('hex'), tls: routeTls };
   const ports = [];
   for (let i = 0; i < NODES; i++) ports.push({ client: await freePort(), route: await freePort(), monitor: await freePort() });

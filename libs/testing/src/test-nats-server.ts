@@ -6,7 +6,7 @@ import { type BusCredentials, type BusNamespace, type BusService, busServiceEnv,
 import { freePort } from './free-port.js';
 import { NatsServerProcess } from './nats-server-process.js';
 import { connectToTestBus, createTestBusUsers, runningTestBuses } from './test-bus.js';
-import type { TestCertificates } from './test-certificates.js';
+import { type TestCertificates, writeCertificateFiles } from './test-certificates.js';
 
 /**
  * A private, authenticated nats-server (the machine's binary, JetStream on) for one test suite:
@@ -47,8 +47,7 @@ export async function startTestNatsServer(namespace: BusNamespace, { tls }: { tl
   const users = createTestBusUsers();
   const { credentials, services } = users;
   const configFile = join(dir, 'nats-server.conf');
-  const serverTls = tls ? { certFile: join(dir, 'server.pem'), keyFile: join(dir, 'server.key') } : undefined;
-  if (tls && serverTls) await Promise.all([writeFile(serverTls.certFile, tls.localhost.cert), writeFile(serverTls.keyFile, tls.localhost.key, { mode: 0o600 })]);
+  const serverTls = tls ? await writeCertificateFiles(dir, 'server', tls.localhost) : undefined;
   await writeFile(
     configFile,
     natsServerConfig({ listen: `127.0.0.1:${port}`, storeDir: join(dir, 'jetstream'), namespace, services, extraUsers: [{ nkey: users.observer.publicKey }], tls: serverTls }),

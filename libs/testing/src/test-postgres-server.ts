@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
 import { ServerProcess } from './server-process.js';
-import type { TestServerCertificate } from './test-certificates.js';
+import { type TestServerCertificate, writeCertificateFiles } from './test-certificates.js';
 
 const run = promisify(execFile);
 
@@ -100,12 +100,7 @@ export async function startTestPostgresServer(options: TestPostgresServerOptions
 
 /** TLS on, with the certificate, and every TCP connection made without it refused, as `hostssl` rules do. */
 async function tlsSettings(dir: string, data: string, certificate: TestServerCertificate, user?: { uid: number; gid: number }): Promise<string[]> {
-  const certFile = join(dir, 'server.pem');
-  const keyFile = join(dir, 'server.key');
-  await writeFile(certFile, certificate.cert);
-  // The server refuses a key file that others can read.
-  await writeFile(keyFile, certificate.key, { mode: 0o600 });
-  await chmod(keyFile, 0o600);
+  const { certFile, keyFile } = await writeCertificateFiles(dir, 'server', certificate);
   if (user) await Promise.all([chown(certFile, user.uid, user.gid), chown(keyFile, user.uid, user.gid)]);
   await writeFile(join(data, 'pg_hba.conf'), ['local all all trust', 'hostssl all all 127.0.0.1/32 trust', 'hostssl all all ::1/128 trust', ''].join('\n'));
   return ['-c', 'ssl=on', '-c', `ssl_cert_file=${certFile}`, '-c', `ssl_key_file=${keyFile}`];

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
 import { RedisServerProcess } from './redis-server-process.js';
 import { eventually } from './service-process.js';
-import type { TestCertificates } from './test-certificates.js';
+import { type TestCertificates, writeCertificateFiles } from './test-certificates.js';
 
 export interface TestRedisSentinelsOptions {
   /** The primary's name in the Sentinels' configuration (REDIS_SENTINEL_MASTER). */
@@ -95,9 +95,8 @@ export async function startTestRedisSentinels(options: TestRedisSentinelsOptions
   try {
     let files: TlsFiles | undefined;
     if (tls) {
-      const dir = await directory();
-      files = { cert: join(dir, 'server.pem'), key: join(dir, 'server.key'), ca: join(dir, 'ca.pem') };
-      await Promise.all([writeFile(files.cert, tls.localhost.cert), writeFile(files.key, tls.localhost.key, { mode: 0o600 }), writeFile(files.ca, tls.caCert)]);
+      const { certFile, keyFile } = await writeCertificateFiles(await directory(), 'server', tls.localhost);
+      files = { cert: certFile, key: keyFile, ca: tls.caFile };
     }
     const startDataServer = async (port: number, replicaOf?: number) =>
       RedisServerProcess.start([

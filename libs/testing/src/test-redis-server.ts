@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
 import { RedisServerProcess } from './redis-server-process.js';
-import type { TestCertificates } from './test-certificates.js';
+import { type TestCertificates, writeCertificateFiles } from './test-certificates.js';
 
 /**
  * A private redis-server for one test suite, keeping nothing on disk, so a test can take its data
@@ -26,9 +26,9 @@ export async function startTestRedisServer({ tls }: { tls?: TestCertificates } =
   const port = await freePort();
   const args = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
   if (tls) {
-    await Promise.all([writeFile(join(dir, 'server.pem'), tls.localhost.cert), writeFile(join(dir, 'server.key'), tls.localhost.key, { mode: 0o600 })]);
+    const { certFile, keyFile } = await writeCertificateFiles(dir, 'server', tls.localhost);
     // No plain port at all; clients are not asked for certificates of their own.
-    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', join(dir, 'server.pem'), '--tls-key-file', join(dir, 'server.key'), '--tls-auth-clients', 'no');
+    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', certFile, '--tls-key-file', keyFile, '--tls-auth-clients', 'no');
   } else {
     args.push('--port', String(port));
   }
