@@ -2,7 +2,7 @@ import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type On
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type ConnectionOptions, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { caFileOf, ConfigValidationError, type HealthContributor, type ServiceConfig } from '@availability/service-core';
+import { caFileOf, ConfigValidationError, type HealthContributor, natsRequiresTls, natsServers, type ServiceConfig } from '@availability/service-core';
 import { JETSTREAM, JETSTREAM_MANAGER, NATS_CONNECTION, NATS_SUBJECT_PREFIX } from './nats.tokens.js';
 import { RequestReply } from './request-reply.js';
 import { busInboxPrefix } from './bus-permissions.js';
@@ -25,15 +25,11 @@ export interface NatsOptions {
   tls?: { ca?: string };
 }
 
-/** TLS is required when NATS_CA_FILE is set or any of NATS_URL's servers is named `tls://`. */
+/** TLS is required when NATS_CA_FILE is set or any of NATS_URL's servers is named `tls://` (natsRequiresTls). */
 export function natsTls(config: Pick<ServiceConfig, 'NATS_URL' | 'NATS_CA_FILE'>): NatsOptions['tls'] {
+  if (!natsRequiresTls(config)) return undefined;
   const ca = caFileOf(config, 'NATS_CA_FILE');
-  if (ca !== undefined) return { ca };
-  return serverUrls(config.NATS_URL).some((server) => server.startsWith('tls://')) ? {} : undefined;
-}
-
-function serverUrls(servers: string): string[] {
-  return servers.split(',').map((server) => server.trim()).filter(Boolean);
+  return ca === undefined ? {} : { ca };
 }
 
 /**
@@ -46,7 +42,7 @@ export function natsConnectionOptions(options: NatsOptions): ConnectionOptions {
   }
   return {
     // Every server of a cluster: the client starts on one and, when it goes, reconnects to another.
-    servers: serverUrls(options.servers),
+    servers: natsServers(options.servers),
     name: options.name,
     inboxPrefix: busInboxPrefix(options.name, options.subjectPrefix),
     ...(options.nkeySeed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.nkeySeed)) } : {}),

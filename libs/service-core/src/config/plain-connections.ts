@@ -44,14 +44,22 @@ export const databaseOverTls: ProductionRule = (value, config) => {
   return `reaches PostgreSQL on another machine without TLS: add sslmode=verify-full (or set DATABASE_CA_FILE), ${OPT_OUT}`;
 };
 
-export const natsOverTls: ProductionRule = (value, config) => {
-  const servers = String(value)
+/** NATS_URL's servers, one URL each. */
+export function natsServers(natsUrl: string): string[] {
+  return natsUrl
     .split(',')
     .map((server) => server.trim())
     .filter(Boolean);
-  // One tls:// server, or a CA, makes TLS required for all of them (natsTls).
-  if (plainAllowed(config) || (config?.NATS_CA_FILE ?? '') !== '' || servers.some((server) => server.startsWith('tls://'))) return undefined;
-  const hosts = servers.map((server) => hostOf(server.includes('://') ? server : `nats://${server}`));
+}
+
+/** Whether a service connects to NATS over TLS only: NATS_CA_FILE is set, or any server is named `tls://` (then all are). */
+export function natsRequiresTls(config: { NATS_URL: string; NATS_CA_FILE: string }): boolean {
+  return config.NATS_CA_FILE !== '' || natsServers(config.NATS_URL).some((server) => server.startsWith('tls://'));
+}
+
+export const natsOverTls: ProductionRule = (value, config) => {
+  if (plainAllowed(config) || natsRequiresTls({ NATS_URL: String(value), NATS_CA_FILE: String(config?.NATS_CA_FILE ?? '') })) return undefined;
+  const hosts = natsServers(String(value)).map((server) => hostOf(server.includes('://') ? server : `nats://${server}`));
   if (hosts.every((host) => host === undefined || isLocalHost(host))) return undefined;
   return `reaches NATS on another machine without TLS: name its servers tls:// (or set NATS_CA_FILE), ${OPT_OUT}`;
 };
