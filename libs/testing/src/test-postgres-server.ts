@@ -35,6 +35,16 @@ export interface TestPostgresServerOptions {
   durable?: boolean;
 }
 
+/**
+ * A TLS server's URL as a service is given it: without `sslrootcert`, which services refuse, as they
+ * are given the CA as DATABASE_CA_FILE (`serviceDatabaseUrl` of startTestPlatform).
+ */
+export function withoutRootCert(url: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.delete('sslrootcert');
+  return parsed.toString();
+}
+
 /** The directory of the server's programs: `POSTGRES_BIN_DIR`, else what `pg_config` says. */
 async function postgresBinDir(): Promise<string> {
   if (process.env.POSTGRES_BIN_DIR) return process.env.POSTGRES_BIN_DIR;

@@ -10,6 +10,7 @@ import {
   startTestRedisServer,
   TEST_ADMIN_TOKEN,
   type TestPlatformOptions,
+  withoutRootCert,
 } from '@availability/testing';
 import { bareHopCost, type HopCost } from './bare-hop.js';
 import { paced } from './paced.js';
@@ -249,12 +250,6 @@ async function startServers(servers: PlatformBenchSettings['servers'], defer: De
     // The services are given the CA as DATABASE_CA_FILE, not in the URL (which they refuse).
     options: { adminDatabaseUrl: postgres.url, serviceDatabaseUrl: withoutRootCert, natsTls: certificates },
   };
-}
-
-function withoutRootCert(url: string): string {
-  const parsed = new URL(url);
-  parsed.searchParams.delete('sslrootcert');
-  return parsed.toString();
 }
 
 function hopText(hop: HopCost): string {

@@ -16,6 +16,7 @@ import {
   type TestPlatform,
   type TestPostgresServer,
   type TestRedisServer,
+  withoutRootCert,
 } from '@availability/testing';
 
 /**
@@ -63,12 +64,6 @@ afterAll(async () => {
     await certificates?.remove();
   }
 });
-
-function withoutRootCert(url: string): string {
-  const parsed = new URL(url);
-  parsed.searchParams.delete('sslrootcert');
-  return parsed.toString();
-}
 
 async function newOffer(): Promise<string> {
   const created = await sender.createOffer(offerBody(agency.user.id, agency.workers.map((w) => w.id)));
