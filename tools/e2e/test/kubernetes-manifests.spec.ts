@@ -289,13 +289,7 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
       expect(database).toMatchObject({ secret: `${environment.postgres.metadata.name}-app`, key: 'uri', optional: false });
       // Over TLS, trusting the operator's CA: its certificate mounted where DATABASE_CA_FILE says.
       const caFile = settings(workload).get('DATABASE_CA_FILE')?.value ?? '';
-      const mount = workload.spec.template.spec.containers[0].volumeMounts.find((candidate: { mountPath: string }) => caFile.startsWith(`${candidate.mountPath}/`));
-      const volume = workload.spec.template.spec.volumes.find((candidate: { name: string }) => candidate.name === mount?.name);
-      expect([workload.metadata.name, volume?.secret?.secretName, volume?.secret?.items]).toEqual([
-        workload.metadata.name,
-        `${environment.postgres.metadata.name}-ca`,
-        [{ key: 'ca.crt', path: caFile.slice(mount.mountPath.length + 1) }],
-      ]);
+      expect([workload.metadata.name, caFileSecret(workload, caFile)]).toEqual([workload.metadata.name, `${environment.postgres.metadata.name}-ca`]);
     }
     if (environment.name === 'production') expect(environment.postgres.spec.instances).toBe(3);
   });
@@ -376,13 +370,6 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
     // where its module does, Redis wherever it has a REDIS_URL), mounted as ca.crt alone from the server's
     // Secret; never the CA's own Secret, never a server's key.
     const usesNats = (app: string) => readFileSync(`apps/${app}/src/${app}.module.ts`, 'utf8').includes('NatsModule.');
-    const mountedFrom = (workload: K8sObject, file: string | undefined) => {
-      if (file === undefined) return undefined;
-      const mount = workload.spec.template.spec.containers[0].volumeMounts.find((candidate: { mountPath: string }) => file.startsWith(`${candidate.mountPath}/`));
-      const volume = workload.spec.template.spec.volumes.find((candidate: { name: string }) => candidate.name === mount?.name);
-      const exact = JSON.stringify(volume?.secret?.items) === JSON.stringify([{ key: 'ca.crt', path: file.slice((mount?.mountPath.length ?? 0) + 1) }]);
-      return exact ? (volume.secret.secretName as string) : `${file}: not ca.crt alone from a Secret`;
-    };
     for (const workload of workloads()) {
       const name = workload.metadata.name;
       const given = settings(workload);
@@ -394,8 +381,8 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
       const servers = given.get('NATS_URL')?.value?.split(',') ?? [];
       expect([name, servers.filter((server) => !server.trim().startsWith('tls://'))]).toEqual([name, []]);
       const connectsToNats = workload.kind === 'Deployment' && usesNats(appOf(workload));
-      expect([name, 'NATS_CA_FILE', mountedFrom(workload, given.get('NATS_CA_FILE')?.value)]).toEqual([name, 'NATS_CA_FILE', connectsToNats ? natsSecret : undefined]);
-      expect([name, 'REDIS_CA_FILE', mountedFrom(workload, given.get('REDIS_CA_FILE')?.value)]).toEqual([name, 'REDIS_CA_FILE', given.has('REDIS_URL') ? redisSecret : undefined]);
+      expect([name, 'NATS_CA_FILE', caFileSecret(workload, given.get('NATS_CA_FILE')?.value)]).toEqual([name, 'NATS_CA_FILE', connectsToNats ? natsSecret : undefined]);
+      expect([name, 'REDIS_CA_FILE', caFileSecret(workload, given.get('REDIS_CA_FILE')?.value)]).toEqual([name, 'REDIS_CA_FILE', given.has('REDIS_URL') ? redisSecret : undefined]);
     }
   });
 
@@ -542,6 +529,18 @@ function settingsOf(container: Record<string, any>, objects: K8sObject[]): Map<s
     else throw new Error(`${container.name}: ${variable.name} has a source this test does not read`);
   }
   return result;
+}
+
+/**
+ * The Secret a pod's CA file comes from, when it is mounted there as that Secret's `ca.crt` alone;
+ * otherwise a text saying it is not (undefined when no file is named).
+ */
+function caFileSecret(workload: K8sObject, file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  const mount = workload.spec.template.spec.containers[0].volumeMounts.find((candidate: { mountPath: string }) => file.startsWith(`${candidate.mountPath}/`));
+  const volume = workload.spec.template.spec.volumes.find((candidate: { name: string }) => candidate.name === mount?.name);
+  const exact = JSON.stringify(volume?.secret?.items) === JSON.stringify([{ key: 'ca.crt', path: file.slice((mount?.mountPath.length ?? 0) + 1) }]);
+  return exact ? (volume.secret.secretName as string) : `${file}: not ca.crt alone from a Secret`;
 }
 
 function configMapName(deployment: K8sObject, base: string): string {
