@@ -22,7 +22,8 @@ import {
 /**
  * The platform's own servers across a network, as a deployment whose PostgreSQL, NATS and Redis are
  * not on the services' machine has them: each server takes TLS connections only, with a certificate
- * from a private CA made for this run, and is addressed by host name. The services trust that CA
+ * from a private CA made for this run, and is addressed by host name; NATS is a three-server cluster
+ * whose routes use mutual TLS, as production runs it. The services trust that CA
  * through DATABASE_CA_FILE, NATS_CA_FILE and REDIS_CA_FILE.
  * The whole journey runs, a retry goes through Redis, PostgreSQL restarting in the middle of requests
  * answers 503 rather than 500, and a service that cannot trust a server's certificate does not start.
@@ -48,7 +49,7 @@ beforeAll(async () => {
     SERVICES,
     { WEBHOOK_ALLOW_LOOPBACK: 'true', DATABASE_CA_FILE: certificates.caFile, REDIS_URL: redis.url, REDIS_CA_FILE: certificates.caFile, DATABASE_CONNECT_TIMEOUT_MS: '2000' },
     // The test's own clients name the CA in the URL; the services are given it as DATABASE_CA_FILE.
-    { adminDatabaseUrl: postgres.url, serviceDatabaseUrl: withoutRootCert, natsTls: certificates },
+    { adminDatabaseUrl: postgres.url, serviceDatabaseUrl: withoutRootCert, natsCluster: true, natsTls: certificates },
   );
   agency = await seedAgencyWithWebhooks(platform, { name: 'TLS Staffing', workers: 3, integratorUrl: integrator.url, secret: SECRET });
   sender = new OffersClient(platform.url('offers-api'), agency.apiKey);
@@ -104,14 +105,14 @@ describe('PostgreSQL, NATS and Redis over TLS', () => {
     await expectAnswerDelivered(offerId, 0);
   });
 
-  it('PostgreSQL restarting in the middle of requests, two instances each: 200 or 503 with Retry-After, never 500; then serving again', async () => {
-    // A second offers-api and webhook-dispatcher, as a deployment runs at least two of each: both
-    // instances' pools, relays and consumers go through the restart.
-    const second = await Promise.all(['offers-api', 'webhook-dispatcher'].map(async (app) => ServiceProcess.start({ app, port: await freePort(), env: platform.env })));
+  it('PostgreSQL restarting in the middle of requests, two instances of every service: 200 or 503 with Retry-After, never 500; then serving again', async () => {
+    // A second instance of each service, as a deployment runs at least two of each: both instances'
+    // pools, relays and consumers go through the restart.
+    const second = await Promise.all(SERVICES.map(async (app) => ServiceProcess.start({ app, port: await freePort(), env: platform.env })));
     try {
       const offerId = await newOffer();
       const statuses: Array<{ instance: number; status: number; retryAfter: string | null }> = [];
-      const senders = [sender, new OffersClient(second[0].url, agency.apiKey)];
+      const senders = [sender, new OffersClient(second[SERVICES.indexOf('offers-api')].url, agency.apiKey)];
       let reading = true;
       const readers = Array.from({ length: 4 }, async (_, i) => {
         while (reading) {
@@ -122,14 +123,19 @@ describe('PostgreSQL, NATS and Redis over TLS', () => {
       await eventually(() => statuses.length >= 8, 10_000, 'reads under way');
       await postgres.shutDown();
       await eventually(() => [0, 1].every((instance) => statuses.some((entry) => entry.instance === instance && entry.status === 503)), 10_000, 'each instance answering 503 while the server is down');
+      const instances = [...SERVICES.map((app) => platform.url(app)), ...second.map((service) => service.url)];
+      // Every instance, the second ones included, reports itself not ready while its database is gone.
+      for (const url of instances) await eventually(async () => (await fetch(`${url}/health`)).status === 503, 10_000, `${url} not ready`);
       await postgres.startAgain();
       const countBefore = statuses.length;
       await eventually(() => [0, 1].every((instance) => statuses.slice(countBefore).some((entry) => entry.instance === instance && entry.status === 200)), 20_000, 'both instances serving again');
       reading = false;
       await Promise.all(readers);
       expect(statuses.filter((entry) => entry.status !== 200 && !(entry.status === 503 && entry.retryAfter === '1'))).toEqual([]);
+      // And ready again: its database connections came back.
+      for (const url of instances) await eventually(async () => (await fetch(`${url}/health`)).status === 200, 20_000, `${url} ready again`);
       await expectAnswerDelivered(offerId, 1);
-      await expectAnswerDelivered(offerId, 2, second[0].url);
+      await expectAnswerDelivered(offerId, 2, second[SERVICES.indexOf('offers-api')].url);
     } finally {
       await Promise.all(second.map((service) => service.stop()));
     }
@@ -149,7 +155,8 @@ describe('PostgreSQL, NATS and Redis over TLS', () => {
           (error: Error) => error.message,
         );
         await service.kill();
-        expect(failure).toMatch(new RegExp(`exited with [1-9][\\s\\S]*${attempt.name} at localhost:\\d+ \\(\\w+\\) cannot be reached: .*certificate`));
+        // NATS names each server of its cluster.
+        expect(failure).toMatch(new RegExp(`exited with [1-9][\\s\\S]*${attempt.name} at localhost:\\d+(, localhost:\\d+)* \\(\\w+\\) cannot be reached: .*certificate`));
       }
       // Redis: the dispatcher starts (an answer's first attempt needs no Redis) but is not ready, says
       // why in its log, and still stops when asked (its graceful stop waits for no Redis).
