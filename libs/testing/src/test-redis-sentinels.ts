@@ -41,7 +41,7 @@ export interface TestRedisSentinels {
   masterName: string;
   /** REDIS_SENTINELS and REDIS_SENTINEL_MASTER for a service. */
   env: Record<string, string>;
-  /** `host:port` of the primary, as the first Sentinel that answers names it. */
+  /** `host:port` of the primary, as the first Sentinel that answers last announced it. */
   currentPrimary(): Promise<string>;
   /** Clients subscribed on the Sentinels, all of them together: each Redis client's failover detector is one on each. */
   failoverSubscribers(): Promise<number>;
@@ -183,8 +183,12 @@ export async function startTestRedisSentinels(options: TestRedisSentinelsOptions
     let lastError: unknown;
     for (const sentinel of sentinels) {
       try {
-        const [host, port] = (await command(sentinel, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)) as [string, string];
-        return `${host}:${port}`;
+        // SENTINEL MASTER's address changes when the Sentinel announces the switch (+switch-master), which is
+        // when clients move; GET-MASTER-ADDR-BY-NAME names the promoted replica up to a tick earlier, while
+        // clients still write to the old primary.
+        const fields = (await command(sentinel, 'SENTINEL', 'MASTER', masterName)) as string[];
+        const field = (name: string) => fields[fields.indexOf(name) + 1];
+        return `${field('ip')}:${field('port')}`;
       } catch (error) {
         lastError = error;
       }
