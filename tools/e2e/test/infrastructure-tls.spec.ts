@@ -109,10 +109,11 @@ describe('PostgreSQL, NATS and Redis over TLS', () => {
     // A second instance of each service, as a deployment runs at least two of each: both instances'
     // pools, relays and consumers go through the restart.
     const second = await Promise.all(SERVICES.map(async (app) => ServiceProcess.start({ app, port: await freePort(), env: platform.env })));
+    const secondOffersApi = second[SERVICES.indexOf('offers-api')].url;
     try {
       const offerId = await newOffer();
       const statuses: Array<{ instance: number; status: number; retryAfter: string | null }> = [];
-      const senders = [sender, new OffersClient(second[SERVICES.indexOf('offers-api')].url, agency.apiKey)];
+      const senders = [sender, new OffersClient(secondOffersApi, agency.apiKey)];
       let reading = true;
       const readers = Array.from({ length: 4 }, async (_, i) => {
         while (reading) {
@@ -135,7 +136,7 @@ describe('PostgreSQL, NATS and Redis over TLS', () => {
       // And ready again: its database connections came back.
       for (const url of instances) await eventually(async () => (await fetch(`${url}/health`)).status === 200, 20_000, `${url} ready again`);
       await expectAnswerDelivered(offerId, 1);
-      await expectAnswerDelivered(offerId, 2, second[SERVICES.indexOf('offers-api')].url);
+      await expectAnswerDelivered(offerId, 2, secondOffersApi);
     } finally {
       await Promise.all(second.map((service) => service.stop()));
     }
