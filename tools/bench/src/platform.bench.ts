@@ -4,7 +4,9 @@ import {
   classifyBenchProcesses,
   cpuPerOperation,
   createTestCertificates,
+  freePort,
   measureCpu,
+  SmtpSink,
   startTestPlatform,
   startTestPostgresServer,
   startTestRedisServer,
@@ -84,9 +86,15 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
 
   log(`starting all five services on a fresh database and NATS namespace${settings.natsCluster ? ' (three-node cluster, replicas 3)' : ''}${SERVERS_TEXT[settings.servers]}`);
   const servers = await startServers(settings.servers, defer);
+  // The offers name a notify address, so their answers are e-mailed in digests: to a mail server that
+  // takes them, as deployed. (Without one every digest failed and was retried, in the measured windows.)
+  const mail = new SmtpSink();
+  const smtpPort = await freePort();
+  await mail.listen(smtpPort);
+  defer(() => mail.close());
   const platform = await startTestPlatform(
     ['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'],
-    { LOG_LEVEL: 'warn', HTTP_REQUEST_LOGS: 'false', INTEGRATOR_SECRET, WEBHOOK_ALLOW_LOOPBACK: 'true', PUSH_TRANSPORT: 'recording', ...servers.env },
+    { LOG_LEVEL: 'warn', HTTP_REQUEST_LOGS: 'false', INTEGRATOR_SECRET, WEBHOOK_ALLOW_LOOPBACK: 'true', PUSH_TRANSPORT: 'recording', SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, ...servers.env },
     { natsCluster: settings.natsCluster, ...servers.options },
   );
   defer(() => platform.stop());
@@ -180,6 +188,7 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
   // The yardstick: one bare HTTP hop at each rate, after the platform's windows, on the same machine.
   const hops = [await bareHopCost(settings.answerRate, settings.durationSeconds, signal), await bareHopCost(settings.busyAnswerRate, settings.durationSeconds, signal)];
   for (const hop of hops) if (hop) log(`  yardstick: one bare node:http hop at ${hop.rate}/s costs ${hopText(hop)}`);
+  log(`e-mails the mail server took (answer digests): ${mail.mails.length}`);
 
   const offersFig = summarise(offerLatencies);
   const checks: CheckFigures[] = [
