@@ -114,23 +114,21 @@ describe('push recovery', () => {
     const offerId = randomUUID();
     const url = platform.database.url;
     await queryDatabase(url, `UPDATE notifications.device SET created_at = now() - interval '1 hour' WHERE id = ANY($1::uuid[])`, [[unclaimedId, sendingId, sentId]]);
+    // One statement: the recovery sweep runs every 250 ms, and a fan-out it found before its
+    // deliveries were written would be sent, claiming the devices this state says are claimed.
     await queryDatabase(
       url,
-      `INSERT INTO notifications.pending_fan_out (event_id, offer_id, organisation_id, offer_title, created_at) VALUES ($1, $2, $3, 'Lost jobs', now() - interval '10 minutes')`,
-      [eventId, offerId, organisationId],
-    );
-    await queryDatabase(
-      url,
-      `INSERT INTO notifications.worker_notification (event_id, worker_id, organisation_id, kind, offer_id, title, body, created_at)
-       SELECT $1, w, $2, 'offer.created', $3, 'New offer of work', 'x', now() - interval '10 minutes' FROM unnest($4::text[]) AS w`,
-      [eventId, organisationId, offerId, [unclaimedWorker.id, sendingWorker.id, sentWorker.id, lateWorker.id]],
-    );
-    await queryDatabase(
-      url,
-      `INSERT INTO notifications.push_delivery (event_id, worker_id, device_id, kind, offer_id, status, claimed_by, updated_at, sent_at)
-       VALUES ($1, $2, $3, 'offer.created', $4, 'sending', $7, now() - interval '10 minutes', NULL),
-              ($1, $5, $6, 'offer.created', $4, 'sent', $7, now() - interval '10 minutes', now() - interval '10 minutes')`,
-      [eventId, sendingWorker.id, sendingId, offerId, sentWorker.id, sentId, `${eventId}.0`],
+      `WITH fan_out AS (
+         INSERT INTO notifications.pending_fan_out (event_id, offer_id, organisation_id, offer_title, created_at)
+         VALUES ($1, $2, $3, 'Lost jobs', now() - interval '10 minutes')
+       ), notifications AS (
+         INSERT INTO notifications.worker_notification (event_id, worker_id, organisation_id, kind, offer_id, title, body, created_at)
+         SELECT $1, w, $3, 'offer.created', $2, 'New offer of work', 'x', now() - interval '10 minutes' FROM unnest($4::text[]) AS w
+       )
+       INSERT INTO notifications.push_delivery (event_id, worker_id, device_id, kind, offer_id, status, claimed_by, updated_at, sent_at)
+       VALUES ($1, $5, $6, 'offer.created', $2, 'sending', $9, now() - interval '10 minutes', NULL),
+              ($1, $7, $8, 'offer.created', $2, 'sent', $9, now() - interval '10 minutes', now() - interval '10 minutes')`,
+      [eventId, offerId, organisationId, [unclaimedWorker.id, sendingWorker.id, sentWorker.id, lateWorker.id], sendingWorker.id, sendingId, sentWorker.id, sentId, `${eventId}.0`],
     );
     // A device registered after the event was not among its recipients' devices.
     await register(lateWorker, tokens.late);
