@@ -39,13 +39,11 @@ const organisationId = randomUUID();
 const contactRequests: unknown[] = [];
 
 beforeAll(async () => {
-  smtp = new SmtpSink();
-  const smtpPort = await freePort();
-  await smtp.listen(smtpPort);
+  smtp = await SmtpSink.start();
   redis = await startTestRedisServer();
   platform = await startTestPlatform(['notification-service'], {
     REDIS_URL: redis.url,
-    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    SMTP_URL: smtp.url,
     MAIL_FROM: 'Availability <no-reply@availability.test>',
     EMAIL_DIGEST_WINDOW_MS: String(WINDOW_MS),
     EMAIL_BACKOFF_MS: '100',

@@ -1,4 +1,5 @@
 import { SMTPServer } from 'smtp-server';
+import { freePort } from './free-port.js';
 
 export interface ReceivedMail {
   from: string;
@@ -67,11 +68,27 @@ export class SmtpSink {
     });
   }
 
+  private port?: number;
+
+  /** A sink listening on a free loopback port: pass its `url` as a service's SMTP_URL. */
+  static async start(onMail?: (mail: ReceivedMail) => void): Promise<SmtpSink> {
+    const sink = new SmtpSink(onMail);
+    await sink.listen(await freePort());
+    return sink;
+  }
+
   async listen(port: number): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(port, '127.0.0.1', () => resolve());
     });
+    this.port = port;
+  }
+
+  /** The SMTP_URL that reaches this sink. */
+  get url(): string {
+    if (this.port === undefined) throw new Error('the SMTP sink is not listening');
+    return `smtp://127.0.0.1:${this.port}`;
   }
 
   to(address: string): ReceivedMail[] {

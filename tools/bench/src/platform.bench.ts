@@ -4,7 +4,6 @@ import {
   classifyBenchProcesses,
   cpuPerOperation,
   createTestCertificates,
-  freePort,
   measureCpu,
   SmtpSink,
   startTestPlatform,
@@ -88,13 +87,11 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
   const servers = await startServers(settings.servers, defer);
   // The offers name a notify address, so their answers are e-mailed in digests: to a mail server that
   // takes them, as deployed. (Without one every digest failed and was retried, in the measured windows.)
-  const mail = new SmtpSink();
-  const smtpPort = await freePort();
-  await mail.listen(smtpPort);
+  const mail = await SmtpSink.start();
   defer(() => mail.close());
   const platform = await startTestPlatform(
     ['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'],
-    { LOG_LEVEL: 'warn', HTTP_REQUEST_LOGS: 'false', INTEGRATOR_SECRET, WEBHOOK_ALLOW_LOOPBACK: 'true', PUSH_TRANSPORT: 'recording', SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, ...servers.env },
+    { LOG_LEVEL: 'warn', HTTP_REQUEST_LOGS: 'false', INTEGRATOR_SECRET, WEBHOOK_ALLOW_LOOPBACK: 'true', PUSH_TRANSPORT: 'recording', SMTP_URL: mail.url, ...servers.env },
     { natsCluster: settings.natsCluster, ...servers.options },
   );
   defer(() => platform.stop());

@@ -1,4 +1,4 @@
-import { freePort, SmtpSink, startTestPlatform, type TestPlatform } from '@availability/testing';
+import { SmtpSink, startTestPlatform, type TestPlatform } from '@availability/testing';
 import type { JourneyEnvironment } from '@availability/platform-client';
 
 export const JOURNEY_APPS = ['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'];
@@ -16,14 +16,12 @@ export interface JourneyPlatform {
 }
 
 export async function startJourneyPlatform(): Promise<JourneyPlatform> {
-  const mail = new SmtpSink();
-  const smtpPort = await freePort();
-  await mail.listen(smtpPort);
+  const mail = await SmtpSink.start();
   const platform = await startTestPlatform(JOURNEY_APPS, {
     INTEGRATOR_SECRET,
     DISPATCHER_ADMIN_TOKEN: JOURNEY_DISPATCHER_ADMIN_TOKEN,
     WEBHOOK_ALLOW_LOOPBACK: 'true',
-    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    SMTP_URL: mail.url,
     // Short enough that the e-mail steps and webhook retries finish within a test.
     EMAIL_DIGEST_WINDOW_MS: '1000',
     WEBHOOK_BACKOFF_BASE_MS: '200',

@@ -135,16 +135,14 @@ async function accepted<T>(what: string, attemptCall: (instance: ServiceProcess)
 }
 
 beforeAll(async () => {
-  mail = new SmtpSink();
-  const smtpPort = await freePort();
-  await mail.listen(smtpPort);
+  mail = await SmtpSink.start();
   integrator = await TestIntegrator.start({ secret: SECRET });
   platform = await startTestPlatform(
     [...APPS],
     {
       WEBHOOK_ALLOW_LOOPBACK: 'true',
       PUSH_TRANSPORT: 'recording',
-      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      SMTP_URL: mail.url,
       EMAIL_DIGEST_WINDOW_MS: '1000',
       WEBHOOK_BACKOFF_BASE_MS: '200',
       // What a killed dispatcher held is taken up again within seconds rather than half a minute.

@@ -99,14 +99,12 @@ async function signIn(context: BrowserContext, email: string, audience: 'portal'
 }
 
 beforeAll(async () => {
-  smtp = new SmtpSink();
-  const smtpPort = await freePort();
-  await smtp.listen(smtpPort);
+  smtp = await SmtpSink.start();
   own = await TestIntegrator.start({ secret: OWN_SECRET, answer: ownAnswer });
   const portalPort = await freePort();
   const portalUrl = `http://localhost:${portalPort}`;
   platform = await startTestPlatform(['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'], {
-    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    SMTP_URL: smtp.url,
     PORTAL_URL: portalUrl,
     // As deployed: contact-directory counts sign-in links per browser address, as the portal names it.
     TRUST_PROXY: 'loopback',

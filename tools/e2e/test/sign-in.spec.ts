@@ -52,11 +52,9 @@ async function mailTo(address: string, count: number): Promise<string> {
 }
 
 beforeAll(async () => {
-  smtp = new SmtpSink();
-  const smtpPort = await freePort();
-  await smtp.listen(smtpPort);
+  smtp = await SmtpSink.start();
   platform = await startTestPlatform(['contact-directory', 'notification-service'], {
-    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    SMTP_URL: smtp.url,
     EMAIL_BACKOFF_MS: '100',
     PORTAL_URL,
     SIGN_IN_LINKS_PER_ADDRESS_PER_HOUR: String(PER_ADDRESS),

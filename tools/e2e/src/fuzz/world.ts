@@ -96,15 +96,13 @@ export interface FuzzWorld {
 }
 
 export async function startFuzzWorld(): Promise<FuzzWorld> {
-  const mail = new SmtpSink();
-  const smtpPort = await freePort();
-  await mail.listen(smtpPort);
+  const mail = await SmtpSink.start();
   const portalPort = await freePort();
   // Sign-in links in e-mails point at the portal, as they do in production.
   const portalUrl = `http://localhost:${portalPort}`;
   let platform: TestPlatform;
   try {
-    platform = await startTestPlatform(PLATFORM_APPS, { ...QUIET_ENV, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, PORTAL_URL: portalUrl });
+    platform = await startTestPlatform(PLATFORM_APPS, { ...QUIET_ENV, SMTP_URL: mail.url, PORTAL_URL: portalUrl });
   } catch (error) {
     await mail.close();
     throw error;
