@@ -2,15 +2,16 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { NotificationServiceConfig } from '../config/notification-service.config.js';
 import type { MailMessage } from './email-content.js';
+import { smtpTransportOptions } from './smtp-transport.js';
 
-/** SMTP through nodemailer (pooled connections). */
+/** SMTP through nodemailer (pooled connections; TLS as smtp-transport.ts decides). */
 @Injectable()
 export class Mailer implements OnModuleDestroy {
   private readonly logger = new Logger('Mailer');
   private readonly transporter: Transporter;
 
   constructor(private readonly config: NotificationServiceConfig) {
-    this.transporter = nodemailer.createTransport({ url: config.SMTP_URL, pool: true, maxConnections: 4 } as Parameters<typeof nodemailer.createTransport>[0]);
+    this.transporter = nodemailer.createTransport(smtpTransportOptions(config));
   }
 
   async send(message: MailMessage, messageId?: string): Promise<string> {
@@ -30,8 +31,14 @@ export class Mailer implements OnModuleDestroy {
   }
 }
 
-/** SMTP 5xx: the server will never accept this message (bad address, rejected); do not retry. */
+/**
+ * The relay refusing this message or its recipients for good: a 5xx reply to MAIL FROM, RCPT TO or
+ * DATA (503 only says the session was out of step). Not retried. The relay refusing *us* (STARTTLS
+ * unanswered, credentials refused) is a fault of the relay or of our settings, not of the message: it
+ * is retried like a broken connection, so e-mail waits while an operator puts it right.
+ */
 export function isPermanentSmtpFailure(error: unknown): boolean {
-  const code = (error as { responseCode?: number }).responseCode;
-  return typeof code === 'number' && code >= 500 && code < 600;
+  const { code, responseCode } = error as { code?: string; responseCode?: number };
+  const refusedMessage = code === 'EENVELOPE' || code === 'EMESSAGE';
+  return refusedMessage && typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600 && responseCode !== 503;
 }
