@@ -2,7 +2,7 @@ export * from './batching/micro-batcher.js';
 export * from './cache/ttl-cache.js';
 export * from './config/ca-file.js';
 export * from './config/load-config.js';
-export { natsRequiresTls, natsServers } from './config/plain-connections.js';
+export { isLocalHost, natsRequiresTls, natsServers } from './config/plain-connections.js';
 export * from './config/production-rules.js';
 export * from './config/service.config.js';
 export * from './database/database.module.js';

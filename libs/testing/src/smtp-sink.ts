@@ -1,5 +1,6 @@
 import { SMTPServer } from 'smtp-server';
 import { freePort } from './free-port.js';
+import type { TestServerCertificate } from './test-certificates.js';
 
 export interface ReceivedMail {
   from: string;
@@ -7,6 +8,8 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   receivedAt: number;
+  /** Whether the connection it came over was encrypted. */
+  secure: boolean;
 }
 
 function decodeQuotedPrintable(value: string): string {
@@ -42,26 +45,65 @@ export function parseMail(raw: string): { subject: string; text: string; headers
   return { subject: decodeHeader(headers.subject ?? ''), text: text.replace(/\r\n/g, '\n'), headers };
 }
 
+export interface SmtpSinkOptions {
+  /** Told of each message as it arrives (the development mail catcher prints it). */
+  onMail?: (mail: ReceivedMail) => void;
+  /**
+   * TLS with this certificate: `implicit` from the first byte (an `smtps://` relay, port 465), or
+   * `starttls` offered after EHLO (port 587). Without it the sink speaks plain SMTP and offers no STARTTLS.
+   */
+  tls?: { certificate: TestServerCertificate; mode: 'implicit' | 'starttls' };
+  /** AUTH required, with these credentials: a relay that takes mail only from its own users. */
+  credentials?: { user: string; pass: string };
+  /** Recipients at this domain are refused for good (550 to RCPT TO), as a relay refuses an unknown mailbox. */
+  refuseDomain?: string;
+}
+
+/** An AUTH command the sink was sent: whose, and whether the connection was encrypted when it came. */
+export interface AuthAttempt {
+  user: string;
+  secure: boolean;
+  accepted: boolean;
+}
+
 /** A real SMTP server on loopback that keeps every message it accepts. */
 export class SmtpSink {
   readonly mails: ReceivedMail[] = [];
+  readonly authAttempts: AuthAttempt[] = [];
+  /** Every recipient refused (see `refuseDomain`), once per time it was asked for. */
+  readonly refusedRecipients: string[] = [];
   private readonly server: SMTPServer;
 
-  /** `onMail` is told of each message as it arrives (the development mail catcher prints it). */
-  constructor(private readonly onMail?: (mail: ReceivedMail) => void) {
+  constructor(private readonly options: SmtpSinkOptions = {}) {
+    const { tls, credentials, onMail, refuseDomain } = options;
     this.server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
+      secure: tls?.mode === 'implicit',
+      ...(tls ? { key: tls.certificate.key, cert: tls.certificate.cert } : {}),
+      authOptional: credentials === undefined,
+      // Offering AUTH over plain SMTP lets the test see whether a client would send credentials in clear.
+      allowInsecureAuth: true,
+      disabledCommands: [...(tls?.mode === 'starttls' ? [] : ['STARTTLS']), ...(credentials ? [] : ['AUTH'])],
       logger: false,
+      onAuth: (auth, session, callback) => {
+        const accepted = auth.username === credentials?.user && auth.password === credentials?.pass;
+        this.authAttempts.push({ user: auth.username ?? '', secure: session.secure, accepted });
+        if (!accepted) return callback(new Error('Invalid username or password'));
+        callback(null, { user: auth.username });
+      },
+      onRcptTo: (address, _session, callback) => {
+        if (refuseDomain === undefined || !address.address.endsWith(`@${refuseDomain}`)) return callback();
+        this.refusedRecipients.push(address.address);
+        callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+      },
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
           const { subject, text } = parseMail(Buffer.concat(chunks).toString('utf8'));
           const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-          const mail: ReceivedMail = { from, to: session.envelope.rcptTo.map((r) => r.address), subject, text, receivedAt: Date.now() };
+          const mail: ReceivedMail = { from, to: session.envelope.rcptTo.map((r) => r.address), subject, text, receivedAt: Date.now(), secure: session.secure };
           this.mails.push(mail);
-          this.onMail?.(mail);
+          onMail?.(mail);
           callback();
         });
       },
@@ -71,8 +113,8 @@ export class SmtpSink {
   private port?: number;
 
   /** A sink listening on a free loopback port: pass its `url` as a service's SMTP_URL. */
-  static async start(onMail?: (mail: ReceivedMail) => void): Promise<SmtpSink> {
-    const sink = new SmtpSink(onMail);
+  static async start(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
+    const sink = new SmtpSink(options);
     await sink.listen(await freePort());
     return sink;
   }
@@ -85,10 +127,16 @@ export class SmtpSink {
     this.port = port;
   }
 
-  /** The SMTP_URL that reaches this sink. */
+  /**
+   * The SMTP_URL that reaches this sink, with its credentials. Over TLS the host is named
+   * (`localhost`, as its certificate says), as a relay is; `smtps://` for implicit TLS.
+   */
   get url(): string {
     if (this.port === undefined) throw new Error('the SMTP sink is not listening');
-    return `smtp://127.0.0.1:${this.port}`;
+    const { tls, credentials } = this.options;
+    const scheme = tls?.mode === 'implicit' ? 'smtps' : 'smtp';
+    const userinfo = credentials ? `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.pass)}@` : '';
+    return `${scheme}://${userinfo}${tls ? 'localhost' : '127.0.0.1'}:${this.port}`;
   }
 
   to(address: string): ReceivedMail[] {

@@ -12,9 +12,11 @@ export function linksIn(text: string): string[] {
  * catcher of docker-compose.yml) answers, so `npm run demo` checks e-mail the same way in both.
  */
 export async function startMailCatcher(smtpPort: number, httpPort: number, print: (line: string) => void): Promise<{ close(): Promise<void> }> {
-  const sink = new SmtpSink((mail) => {
-    print(`✉  to ${mail.to.join(', ')}: ${mail.subject}`);
-    for (const link of linksIn(mail.text)) print(`     ${link}`);
+  const sink = new SmtpSink({
+    onMail: (mail) => {
+      print(`✉  to ${mail.to.join(', ')}: ${mail.subject}`);
+      for (const link of linksIn(mail.text)) print(`     ${link}`);
+    },
   });
   await sink.listen(smtpPort);
   const http: Server = createServer((req, res) => {

@@ -43,8 +43,8 @@ function start(app: string, env: Record<string, string>): Promise<Exit> {
 const cases: Array<{ app: string; env: Record<string, string>; offending: string[]; secrets: string[] }> = [
   {
     app: 'notification-service',
-    env: { PUSH_TRANSPORT: 'recording', DEV_ENDPOINTS: 'true', RECORDING_PUSH_FAILURES: '{}', METRICS_TOKEN: 'change-me-change-me-change-me-change-me' },
-    offending: ['PUSH_TRANSPORT', 'DEV_ENDPOINTS', 'RECORDING_PUSH_FAILURES', 'METRICS_TOKEN', 'NATS_NKEY_SEED'],
+    env: { PUSH_TRANSPORT: 'recording', DEV_ENDPOINTS: 'true', RECORDING_PUSH_FAILURES: '{}', METRICS_TOKEN: 'change-me-change-me-change-me-change-me', SMTP_ALLOW_PLAIN: 'true' },
+    offending: ['PUSH_TRANSPORT', 'DEV_ENDPOINTS', 'RECORDING_PUSH_FAILURES', 'METRICS_TOKEN', 'NATS_NKEY_SEED', 'SMTP_ALLOW_PLAIN'],
     secrets: ['change-me-change-me-change-me-change-me'],
   },
   {

@@ -1,5 +1,14 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import { BusServiceConfig, developmentOnly, InProduction, oneOf, required, unset } from '@availability/service-core';
+
+function isSmtpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
 
 /** notification-service settings (on top of ServiceConfig); see apps/notification-service/README.md. */
 export class NotificationServiceConfig extends BusServiceConfig {
@@ -120,10 +129,29 @@ export class NotificationServiceConfig extends BusServiceConfig {
   @Min(10)
   EMAIL_BACKOFF_MS = 2_000;
 
-  /** SMTP server, e.g. smtp://user:pass@mail.example:587 or smtps://…; smtp://127.0.0.1:2525 locally. */
+  /**
+   * The mail relay, credentials in the URL: `smtps://user:pass@mail.example:465` (TLS from the first
+   * byte) or `smtp://user:pass@mail.example:587` (STARTTLS, required for a relay on another machine:
+   * one that does not offer it is refused before any password is sent). smtp://127.0.0.1:2525 locally.
+   */
   @IsString()
-  @Matches(/^smtps?:\/\//, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  @ValidateBy({ name: 'an smtp:// or smtps:// URL naming its host', validator: { validate: (value: unknown) => isSmtpUrl(String(value)) } })
   SMTP_URL = 'smtp://127.0.0.1:2525';
+
+  /**
+   * A PEM file of the CA certificates that signed the relay's certificate, when not a public CA.
+   * Setting it makes TLS required, on this machine too.
+   */
+  @IsString()
+  SMTP_CA_FILE = '';
+
+  /**
+   * True: mail goes in clear to a relay on another machine that offers no STARTTLS, such as compose's
+   * development mail catcher. Never with credentials worth keeping; refused in production.
+   */
+  @IsBoolean()
+  @InProduction(developmentOnly)
+  SMTP_ALLOW_PLAIN = false;
 
   @IsString()
   MAIL_FROM = 'Availability Platform <no-reply@availability.example>';

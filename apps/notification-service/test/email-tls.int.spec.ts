@@ -1,0 +1,142 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { InviteCreatedEvent } from '@availability/contracts';
+import { createTestCertificates, eventually, freePort, SmtpSink, type SmtpSinkOptions, startTestPlatform, type TestCertificates, type TestPlatform } from '@availability/testing';
+import { envelope, EventPublisher, sleep } from './helpers.js';
+
+/**
+ * E-mail to a relay as deployments have one: addressed by host name, over TLS (STARTTLS on an
+ * `smtp://` URL, or `smtps://`), with credentials in SMTP_URL and a certificate from a private CA
+ * given as SMTP_CA_FILE. A relay that cannot prove itself (STARTTLS stripped from its answer, a
+ * certificate for another name) is never sent the password or a message, and what waited for it is
+ * delivered once the real relay answers.
+ */
+const credentials = { user: 'platform@relay.test', pass: `relay-${randomBytes(12).toString('hex')}` };
+const organisationId = randomUUID();
+let certificates: TestCertificates;
+
+interface MailingPlatform {
+  platform: TestPlatform;
+  events: EventPublisher;
+}
+
+async function startMailingPlatform(smtpUrl: string): Promise<MailingPlatform> {
+  const platform = await startTestPlatform(['notification-service'], {
+    SMTP_URL: smtpUrl,
+    SMTP_CA_FILE: certificates.caFile,
+    EMAIL_BACKOFF_MS: '200',
+    EMAIL_ATTEMPTS: '10',
+    PUSH_TRANSPORT: 'recording',
+  });
+  return { platform, events: await EventPublisher.connect(platform.events) };
+}
+
+async function stopMailingPlatform(mailing?: MailingPlatform): Promise<void> {
+  await mailing?.events.close();
+  await mailing?.platform.stop();
+}
+
+/** Harriet Hirer invites someone with a new address; the address is returned. */
+async function invite({ events }: MailingPlatform, domain = 'example.test'): Promise<string> {
+  const emailAddress = `worker.${randomBytes(4).toString('hex')}@${domain}`;
+  const event: InviteCreatedEvent = {
+    ...envelope(organisationId),
+    inviteId: randomUUID(),
+    invitedByUserId: randomUUID(),
+    invitedByName: 'Harriet Hirer',
+    organisationName: 'Acme Staffing',
+    name: 'Wendy Worker',
+    emailAddress,
+    suggestedByOrganisationId: null,
+  };
+  await events.publish('invites.created', event);
+  return emailAddress;
+}
+
+/** A relay on `port` (the same port across a test, so SMTP_URL stays the same). */
+async function relayOn(port: number, options: SmtpSinkOptions): Promise<SmtpSink> {
+  const sink = new SmtpSink({ credentials, ...options });
+  await sink.listen(port);
+  return sink;
+}
+
+beforeAll(async () => {
+  certificates = await createTestCertificates();
+});
+
+afterAll(async () => {
+  await certificates?.remove();
+});
+
+describe('an smtp:// relay by host name, with STARTTLS', () => {
+  let mailing: MailingPlatform;
+  let relay: SmtpSink | undefined;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    mailing = await startMailingPlatform(`smtp://${encodeURIComponent(credentials.user)}:${credentials.pass}@localhost:${port}`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await stopMailingPlatform(mailing);
+    await relay?.close();
+  });
+
+  it('is sent neither password nor message when STARTTLS is stripped or its certificate names another host, gets them once it proves itself, and is not asked again what it refuses', async () => {
+    const waiting: string[] = [];
+
+    // A man in the middle answers EHLO without STARTTLS, and offers AUTH in clear.
+    relay = await relayOn(port, {});
+    waiting.push(await invite(mailing));
+    await sleep(1_500);
+    expect(relay.authAttempts).toEqual([]);
+    expect(relay.mails).toEqual([]);
+    await relay.close();
+
+    // One that offers TLS, with a certificate signed by the trusted CA for other.example only.
+    relay = await relayOn(port, { tls: { certificate: certificates.otherName, mode: 'starttls' } });
+    waiting.push(await invite(mailing));
+    await sleep(1_500);
+    expect(relay.authAttempts).toEqual([]);
+    expect(relay.mails).toEqual([]);
+    await relay.close();
+
+    // The relay itself: both invitations arrive through their retries, and a new one straight away.
+    relay = await relayOn(port, { tls: { certificate: certificates.localhost, mode: 'starttls' }, refuseDomain: 'nobody.test' });
+    const sink = relay;
+    await eventually(() => waiting.every((address) => sink.to(address).length === 1), 30_000, 'the invitations that waited');
+    const fresh = await invite(mailing);
+    await eventually(() => sink.to(fresh).length === 1, 15_000, 'a new invitation');
+    expect(sink.mails.map((mail) => mail.secure)).toEqual([true, true, true]);
+    // What the relay refuses for good (550 to RCPT TO) is not asked again.
+    const refused = await invite(mailing, 'nobody.test');
+    await eventually(() => sink.refusedRecipients.includes(refused), 15_000, 'the refusal');
+    await sleep(1_500);
+    expect(sink.refusedRecipients.filter((address) => address === refused)).toHaveLength(1);
+    expect(sink.mails[0].subject).toBe('Harriet Hirer invited you to work with Acme Staffing');
+    expect(sink.authAttempts.length).toBeGreaterThan(0);
+    expect(sink.authAttempts.every((attempt) => attempt.secure && attempt.accepted && attempt.user === credentials.user)).toBe(true);
+  }, 60_000);
+});
+
+describe('an smtps:// relay by host name', () => {
+  let mailing: MailingPlatform | undefined;
+  let relay: SmtpSink | undefined;
+
+  afterAll(async () => {
+    await stopMailingPlatform(mailing);
+    await relay?.close();
+  });
+
+  it('is spoken to in TLS from the first byte', async () => {
+    relay = await SmtpSink.start({ credentials, tls: { certificate: certificates.localhost, mode: 'implicit' } });
+    expect(relay.url).toMatch(/^smtps:\/\/.*@localhost:\d+$/);
+    mailing = await startMailingPlatform(relay.url);
+    const address = await invite(mailing);
+    const sink = relay;
+    await eventually(() => sink.to(address).length === 1, 15_000, 'the invitation');
+    expect(sink.to(address)[0].secure).toBe(true);
+    expect(sink.authAttempts.every((attempt) => attempt.secure && attempt.accepted)).toBe(true);
+  }, 60_000);
+});
