@@ -109,7 +109,8 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
 
   beforeAll(() => {
     objects = renderKustomization(`${ROOT}/overlays/${environment.name}`);
-    for (const app of environment.apps) defaults.set(app, probeSettings(app, {}).defaults);
+    const probes = probeSettings(environment.apps.map((app) => ({ app, env: {} })));
+    environment.apps.forEach((app, index) => defaults.set(app, probes[index].defaults));
   });
 
   it('renders objects valid against the Kubernetes schemas, each kind and name once, all in one namespace', () => {
@@ -155,18 +156,24 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
   });
 
   it('passes each service’s own configuration check, but for the secrets it is given in the cluster', () => {
-    for (const deployment of deployments()) {
+    // Each deployment's own settings, and (production) an empty production configuration, which finds what production requires.
+    const production = environment.name === 'production';
+    const questions = deployments().flatMap((deployment) => [
+      { app: appOf(deployment), env: plain(deployment) },
+      ...(production ? [{ app: appOf(deployment), env: { NODE_ENV: 'production' } }] : []),
+    ]);
+    const answers = probeSettings(questions);
+    deployments().forEach((deployment, index) => {
       const app = appOf(deployment);
       const given = settings(deployment);
       const requiredSecrets = [...given].filter(([, setting]) => setting.secret && !setting.optional).map(([name]) => name);
-      const refused = probeSettings(app, plain(deployment)).refused;
+      const { refused } = answers[production ? 2 * index : index];
       expect([app, refused.filter((name) => !requiredSecrets.includes(name))]).toEqual([app, []]);
-      if (environment.name !== 'production') continue;
-      // What production requires, found by loading an empty production configuration.
-      const required = probeSettings(app, { NODE_ENV: 'production' }).refused;
+      if (!production) return;
+      const required = answers[2 * index + 1].refused;
       expect([app, required.filter((name) => !requiredSecrets.includes(name) && plain(deployment)[name] === undefined)]).toEqual([app, []]);
       expect(plain(deployment).NODE_ENV).toBe('production');
-    }
+    });
   });
 
   it('mounts every file a setting names', () => {

@@ -8,27 +8,41 @@ export interface SettingsProbe {
   refused: string[];
 }
 
-// Imports the service's config module (its class is the export that extends ServiceConfig) and
-// loads the given environment with loadConfig, reporting the refused settings by name.
+/** One service's configuration, loaded from this environment. */
+export interface SettingsQuestion {
+  app: string;
+  env: Record<string, string>;
+}
+
+// Imports each service's config module (its class is the export that extends ServiceConfig) and
+// loads each given environment with loadConfig, reporting the refused settings by name.
 const PROBE = `
 import { pathToFileURL } from 'node:url';
-const [app, envJson] = process.argv.slice(1);
+const questions = JSON.parse(process.argv[1]);
 const core = await import(pathToFileURL('dist/libs/service-core/src/index.js').href);
-const module = await import(pathToFileURL(\`dist/apps/\${app}/src/config/\${app}.config.js\`).href);
-const classes = Object.values(module).filter((value) => typeof value === 'function' && value.prototype instanceof core.ServiceConfig);
-if (classes.length !== 1) throw new Error(\`\${app}: \${classes.length} config classes\`);
-const [Config] = classes;
-let refused = [];
-try {
-  core.loadConfig(Config, JSON.parse(envJson));
-} catch (error) {
-  if (!(error instanceof core.ConfigValidationError)) throw error;
-  refused = error.problems.map((problem) => problem.slice(0, problem.indexOf(':')));
+const answers = [];
+for (const { app, env } of questions) {
+  const module = await import(pathToFileURL(\`dist/apps/\${app}/src/config/\${app}.config.js\`).href);
+  const classes = Object.values(module).filter((value) => typeof value === 'function' && value.prototype instanceof core.ServiceConfig);
+  if (classes.length !== 1) throw new Error(\`\${app}: \${classes.length} config classes\`);
+  const [Config] = classes;
+  let refused = [];
+  try {
+    core.loadConfig(Config, env);
+  } catch (error) {
+    if (!(error instanceof core.ConfigValidationError)) throw error;
+    refused = error.problems.map((problem) => problem.slice(0, problem.indexOf(':')));
+  }
+  answers.push({ defaults: { ...new Config() }, refused });
 }
-process.stdout.write(JSON.stringify({ defaults: { ...new Config() }, refused }));
+process.stdout.write(JSON.stringify(answers));
 `;
 
-export function probeSettings(app: string, env: Record<string, string>): SettingsProbe {
-  const output = execFileSync(process.execPath, ['--input-type=module', '-e', PROBE, app, JSON.stringify(env)], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
-  return JSON.parse(output) as SettingsProbe;
+/**
+ * The answers to every question, in order, from one process: loading the platform's libraries takes
+ * a process a second or two, and loading a configuration takes nothing.
+ */
+export function probeSettings(questions: SettingsQuestion[]): SettingsProbe[] {
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', PROBE, JSON.stringify(questions)], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  return JSON.parse(output) as SettingsProbe[];
 }
