@@ -6,6 +6,7 @@ import {
   createTestCertificates,
   measureCpu,
   SmtpSink,
+  type SmtpSinkOptions,
   startTestPlatform,
   startTestPostgresServer,
   startTestRedisServer,
@@ -87,7 +88,7 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
   const servers = await startServers(settings.servers, defer);
   // The offers name a notify address, so their answers are e-mailed in digests: to a mail server that
   // takes them, as deployed. (Without one every digest failed and was retried, in the measured windows.)
-  const mail = await SmtpSink.start();
+  const mail = await SmtpSink.start(servers.mail);
   defer(() => mail.close());
   const platform = await startTestPlatform(
     ['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'],
@@ -233,16 +234,17 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
 const SERVERS_TEXT: Record<PlatformBenchSettings['servers'], string> = {
   shared: '',
   own: ', its own PostgreSQL and Redis',
-  tls: ', its own PostgreSQL, NATS and Redis over TLS',
+  tls: ', its own PostgreSQL, NATS and Redis over TLS, e-mail over STARTTLS',
 };
 
 /** With `own` or `tls`: the run's own PostgreSQL and Redis (and for `tls`, a NATS server taking TLS only), stopped after the run. */
-async function startServers(servers: PlatformBenchSettings['servers'], defer: Defer): Promise<{ env: Record<string, string>; options: TestPlatformOptions }> {
-  if (servers === 'shared') return { env: {}, options: {} };
+/** The servers the platform runs on, the settings that reach them, and how its mail relay speaks. */
+async function startServers(servers: PlatformBenchSettings['servers'], defer: Defer): Promise<{ env: Record<string, string>; options: TestPlatformOptions; mail: SmtpSinkOptions }> {
+  if (servers === 'shared') return { env: {}, options: {}, mail: {} };
   if (servers === 'own') {
     const [postgres, redis] = await Promise.all([startTestPostgresServer({ durable: true }), startTestRedisServer()]);
     defer(() => Promise.all([postgres.stop(), redis.stop()]));
-    return { env: { REDIS_URL: redis.url }, options: { adminDatabaseUrl: postgres.url } };
+    return { env: { REDIS_URL: redis.url }, options: { adminDatabaseUrl: postgres.url }, mail: {} };
   }
   const certificates = await createTestCertificates();
   defer(() => certificates.remove());
@@ -252,9 +254,11 @@ async function startServers(servers: PlatformBenchSettings['servers'], defer: De
   ]);
   defer(() => Promise.all([postgres.stop(), redis.stop()]));
   return {
-    env: { DATABASE_CA_FILE: certificates.caFile, REDIS_URL: redis.url, REDIS_CA_FILE: certificates.caFile },
+    env: { DATABASE_CA_FILE: certificates.caFile, REDIS_URL: redis.url, REDIS_CA_FILE: certificates.caFile, SMTP_CA_FILE: certificates.caFile },
     // The services are given the CA as DATABASE_CA_FILE, not in the URL (which they refuse).
     options: { adminDatabaseUrl: postgres.url, serviceDatabaseUrl: withoutRootCert, natsTls: certificates },
+    // A relay as deployments have one: STARTTLS, then AUTH.
+    mail: { tls: { certificate: certificates.localhost, mode: 'starttls' }, credentials: { user: 'platform', pass: 'bench-relay-password' } },
   };
 }
 
