@@ -39,7 +39,7 @@ const PORTAL_UPSTREAM_TIMEOUT_MS = Number(/const UPSTREAM_TIMEOUT_MS = ([\d_]+);
 const DRAIN_MS: Record<string, (s: Record<string, number>) => number> = {
   'offers-api': (s) => s.HTTP_REQUEST_TIMEOUT_MS + s.DIRECTORY_TIMEOUT_MS,
   'contact-directory': (s) => s.HTTP_REQUEST_TIMEOUT_MS + Math.max(2 * s.WEBHOOK_TEST_TIMEOUT_MS, s.SUGGESTIONS_TIMEOUT_MS),
-  'notification-service': (s) => s.HTTP_REQUEST_TIMEOUT_MS + Math.max(s.DIRECTORY_TIMEOUT_MS, FCM_TIMEOUT_MS),
+  'notification-service': (s) => s.HTTP_REQUEST_TIMEOUT_MS + Math.max(s.DIRECTORY_TIMEOUT_MS, FCM_TIMEOUT_MS, s.SMTP_TIMEOUT_MS),
   'webhook-dispatcher': (s) => s.HTTP_REQUEST_TIMEOUT_MS + s.DIRECTORY_TIMEOUT_MS + s.WEBHOOK_TIMEOUT_MS,
   'example-integrator': (s) => s.HTTP_REQUEST_TIMEOUT_MS,
   portal: (s) => s.HTTP_REQUEST_TIMEOUT_MS + PORTAL_UPSTREAM_TIMEOUT_MS,

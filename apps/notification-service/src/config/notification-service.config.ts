@@ -153,6 +153,16 @@ export class NotificationServiceConfig extends BusServiceConfig {
   @InProduction(developmentOnly)
   SMTP_ALLOW_PLAIN = false;
 
+  /**
+   * The longest one e-mail's send may take, connecting included. A relay slower than this (or one
+   * that accepts the connection and goes silent) fails the attempt, which is retried like a relay
+   * that is down; it also bounds how long a stop waits for e-mails in hand.
+   */
+  @IsInt()
+  @Min(1_000)
+  @Max(120_000)
+  SMTP_TIMEOUT_MS = 15_000;
+
   @IsString()
   MAIL_FROM = 'Availability Platform <no-reply@availability.example>';
 

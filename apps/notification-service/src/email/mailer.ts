@@ -21,6 +21,8 @@ export class Mailer implements OnModuleDestroy {
       subject: message.subject,
       text: message.text,
       headers: messageId ? { 'X-Notification-Id': messageId } : undefined,
+      // A relay that trickles its answers resets every phase's timer: the whole send has its own limit.
+      signal: AbortSignal.timeout(this.config.SMTP_TIMEOUT_MS),
     });
     this.logger.log(`sent "${message.subject}" to ${message.to.length} recipient(s)`);
     return info.messageId;

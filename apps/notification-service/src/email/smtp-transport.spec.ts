@@ -4,7 +4,7 @@ import { createTestCertificates, type TestCertificates } from '@availability/tes
 import { NotificationServiceConfig } from '../config/notification-service.config.js';
 import { smtpTransportOptions } from './smtp-transport.js';
 
-const settings = (SMTP_URL: string, more: { SMTP_CA_FILE?: string; SMTP_ALLOW_PLAIN?: boolean } = {}) => ({ SMTP_URL, SMTP_CA_FILE: '', SMTP_ALLOW_PLAIN: false, ...more });
+const settings = (SMTP_URL: string, more: { SMTP_CA_FILE?: string; SMTP_ALLOW_PLAIN?: boolean } = {}) => ({ SMTP_URL, SMTP_CA_FILE: '', SMTP_ALLOW_PLAIN: false, SMTP_TIMEOUT_MS: 15_000, ...more });
 
 let certificates: TestCertificates;
 beforeAll(async () => {
@@ -19,6 +19,11 @@ describe('how the mailer reaches the relay', () => {
     for (const url of ['smtp://user:pass@mail.example:587', 'smtp://mail.example', 'smtp://10.0.0.5:25', 'smtp://[2001:db8::1]:587']) {
       expect(smtpTransportOptions(settings(url))).toMatchObject({ url, requireTLS: true, ignoreTLS: false, tls: { rejectUnauthorized: true } });
     }
+  });
+
+  it('waits on no phase longer than SMTP_TIMEOUT_MS', () => {
+    const options = smtpTransportOptions({ ...settings('smtp://mail.example'), SMTP_TIMEOUT_MS: 4_000 });
+    expect(options).toMatchObject({ connectionTimeout: 4_000, greetingTimeout: 4_000, socketTimeout: 4_000, dnsTimeout: 4_000 });
   });
 
   it('speaks TLS from the first byte to an smtps:// relay, and checks its certificate', () => {

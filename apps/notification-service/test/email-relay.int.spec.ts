@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { InviteCreatedEvent } from '@availability/contracts';
 import { createTestCertificates, eventually, freePort, SmtpSink, type SmtpSinkOptions, startTestPlatform, type TestCertificates, type TestPlatform } from '@availability/testing';
@@ -8,8 +10,9 @@ import { envelope, EventPublisher, sleep } from './helpers.js';
  * E-mail to a relay as deployments have one: addressed by host name, over TLS (STARTTLS on an
  * `smtp://` URL, or `smtps://`), with credentials in SMTP_URL and a certificate from a private CA
  * given as SMTP_CA_FILE. A relay that cannot prove itself (STARTTLS stripped from its answer, a
- * certificate for another name) is never sent the password or a message, and what waited for it is
- * delivered once the real relay answers.
+ * certificate for another name) is never sent the password or a message, a relay that goes silent
+ * holds no send and no stop beyond SMTP_TIMEOUT_MS, and what waited for either is delivered once
+ * the real relay answers.
  */
 const credentials = { user: 'platform@relay.test', pass: `relay-${randomBytes(12).toString('hex')}` };
 const organisationId = randomUUID();
@@ -20,8 +23,9 @@ interface MailingPlatform {
   events: EventPublisher;
 }
 
-async function startMailingPlatform(smtpUrl: string): Promise<MailingPlatform> {
+async function startMailingPlatform(smtpUrl: string, env: Record<string, string> = {}): Promise<MailingPlatform> {
   const platform = await startTestPlatform(['notification-service'], {
+    ...env,
     SMTP_URL: smtpUrl,
     SMTP_CA_FILE: certificates.caFile,
     EMAIL_BACKOFF_MS: '200',
@@ -138,5 +142,72 @@ describe('an smtps:// relay by host name', () => {
     await eventually(() => sink.to(address).length === 1, 15_000, 'the invitation');
     expect(sink.to(address)[0].secure).toBe(true);
     expect(sink.authAttempts.every((attempt) => attempt.secure && attempt.accepted)).toBe(true);
+  }, 60_000);
+});
+
+/** A relay that greets, then never answers again: what a hung or overloaded relay looks like. */
+async function silentRelayOn(port: number): Promise<{ server: Server; connections: Socket[] }> {
+  const connections: Socket[] = [];
+  const server = createServer((socket) => {
+    connections.push(socket);
+    socket.on('error', () => undefined);
+    socket.resume(); // reads what it is sent (and so sees the client close), answers nothing
+    socket.write('220 relay.test ESMTP\r\n');
+  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, connections };
+}
+
+async function closeSilentRelay({ server, connections }: { server: Server; connections: Socket[] }): Promise<void> {
+  for (const socket of connections) socket.destroy();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+describe('a relay that goes silent', () => {
+  const TIMEOUT_MS = 2_000;
+  let mailing: MailingPlatform;
+  let relay: SmtpSink | undefined;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    mailing = await startMailingPlatform(`smtp://${encodeURIComponent(credentials.user)}:${credentials.pass}@localhost:${port}`, { SMTP_TIMEOUT_MS: String(TIMEOUT_MS) });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stopMailingPlatform(mailing);
+    await relay?.close();
+  });
+
+  it('holds a send no longer than SMTP_TIMEOUT_MS: the invitation is tried again, and goes out once the relay answers', async () => {
+    const silent = await silentRelayOn(port);
+    const address = await invite(mailing);
+    try {
+      // Each attempt gives up after the timeout and closes its connection; the next opens another.
+      await eventually(() => silent.connections.length >= 2 && silent.connections[0].closed, 4 * TIMEOUT_MS + 5_000, 'a second attempt');
+    } finally {
+      await closeSilentRelay(silent);
+    }
+
+    relay = await relayOn(port, { tls: { certificate: certificates.localhost, mode: 'starttls' } });
+    const sink = relay;
+    await eventually(() => sink.to(address).length === 1, 30_000, 'the invitation');
+  }, 60_000);
+
+  it('keeps no stop waiting on it beyond SMTP_TIMEOUT_MS', async () => {
+    await relay?.close();
+    relay = undefined;
+    const silent = await silentRelayOn(port);
+    try {
+      await invite(mailing);
+      await eventually(() => silent.connections.length >= 1, 10_000, 'the send to start');
+      const service = mailing.platform.services['notification-service'];
+      const stopping = Date.now();
+      await service.stop();
+      expect(Date.now() - stopping).toBeLessThan(TIMEOUT_MS + 5_000);
+    } finally {
+      await closeSilentRelay(silent);
+    }
   }, 60_000);
 });
