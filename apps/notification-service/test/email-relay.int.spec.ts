@@ -57,6 +57,11 @@ async function invite({ events }: MailingPlatform, domain = 'example.test'): Pro
   return emailAddress;
 }
 
+/** SMTP_URL of a relay on `port` that speaks STARTTLS and requires the credentials (whatever answers there now). */
+function startTlsRelayUrl(port: number): string {
+  return SmtpSink.urlFor(port, { credentials, tls: { certificate: certificates.localhost, mode: 'starttls' } });
+}
+
 /** A relay on `port` (the same port across a test, so SMTP_URL stays the same). */
 async function relayOn(port: number, options: SmtpSinkOptions): Promise<SmtpSink> {
   const sink = new SmtpSink({ credentials, ...options });
@@ -79,7 +84,7 @@ describe('an smtp:// relay by host name, with STARTTLS', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    mailing = await startMailingPlatform(`smtp://${encodeURIComponent(credentials.user)}:${credentials.pass}@localhost:${port}`);
+    mailing = await startMailingPlatform(startTlsRelayUrl(port));
   }, 60_000);
 
   afterAll(async () => {
@@ -172,7 +177,7 @@ describe('a relay that goes silent', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    mailing = await startMailingPlatform(`smtp://${encodeURIComponent(credentials.user)}:${credentials.pass}@localhost:${port}`, { SMTP_TIMEOUT_MS: String(TIMEOUT_MS) });
+    mailing = await startMailingPlatform(startTlsRelayUrl(port), { SMTP_TIMEOUT_MS: String(TIMEOUT_MS) });
   }, 60_000);
 
   afterAll(async () => {

@@ -133,10 +133,14 @@ export class SmtpSink {
    */
   get url(): string {
     if (this.port === undefined) throw new Error('the SMTP sink is not listening');
-    const { tls, credentials } = this.options;
+    return SmtpSink.urlFor(this.port, this.options);
+  }
+
+  /** The SMTP_URL of a sink with these options on `port`, before it listens (e.g. one relay replacing another there). */
+  static urlFor(port: number, { tls, credentials }: Pick<SmtpSinkOptions, 'tls' | 'credentials'>): string {
     const scheme = tls?.mode === 'implicit' ? 'smtps' : 'smtp';
     const userinfo = credentials ? `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.pass)}@` : '';
-    return `${scheme}://${userinfo}${tls ? 'localhost' : '127.0.0.1'}:${this.port}`;
+    return `${scheme}://${userinfo}${tls ? 'localhost' : '127.0.0.1'}:${port}`;
   }
 
   to(address: string): ReceivedMail[] {
