@@ -64,20 +64,15 @@ export async function startTestPlatform(apps: string[], extraEnv: Record<string,
     ...generateTestVapidKeys().env,
     ...extraEnv,
   };
-  // Started side by side, as an orchestrator starts them: none waits for another to start.
-  const ports: number[] = [];
-  for (const _app of apps) ports.push(await freePort());
-  const starts = await Promise.allSettled(apps.map((app, index) => ServiceProcess.start({ app, port: ports[index], env })));
-  const failed = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
-  if (failed) {
-    await Promise.all(starts.map((start) => (start.status === 'fulfilled' ? start.value.kill() : undefined)));
+  const services: Record<string, ServiceProcess> = {};
+  try {
+    for (const app of apps) services[app] = await ServiceProcess.start({ app, port: await freePort(), env });
+  } catch (error) {
+    await Promise.all(Object.values(services).map((service) => service.kill()));
     await events.dispose();
     await database.drop();
-    throw failed.reason;
+    throw error;
   }
-  const services: Record<string, ServiceProcess> = Object.fromEntries(
-    apps.map((app, index) => [app, (starts[index] as PromiseFulfilledResult<ServiceProcess>).value]),
-  );
   const url = (app: string) => {
     const service = services[app];
     if (!service) throw new Error(`${app} is not part of this test platform`);
