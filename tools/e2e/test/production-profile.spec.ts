@@ -98,7 +98,7 @@ describe('production profile', () => {
     // No database is reachable on this port, so the start fails later, at connecting: not at the configuration.
     const exit = await start('notification-service', {
       PUSH_TRANSPORT: 'fcm',
-      FCM_SERVICE_ACCOUNT_JSON: JSON.stringify({ project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com', private_key: 'x' }),
+      FCM_SERVICE_ACCOUNT_JSON: JSON.stringify({ project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com', private_key: rsaPrivateKey() }),
       METRICS_TOKEN: STRONG,
       NATS_NKEY_SEED: createNkeyPair().seed,
       ...vapidKeys(),
@@ -120,4 +120,9 @@ function vapidKeys(): Record<string, string> {
   const { x = '', y = '', d = '' } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'jwk' });
   const point = Buffer.concat([Buffer.from([4]), Buffer.from(x, 'base64url'), Buffer.from(y, 'base64url')]);
   return { VAPID_PUBLIC_KEY: point.toString('base64url'), VAPID_PRIVATE_KEY: d, VAPID_SUBJECT: 'mailto:ops@availability.example' };
+}
+
+/** A private key in PEM, as a Firebase service account holds it (firebase-admin reads it at the start). */
+function rsaPrivateKey(): string {
+  return generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 }

@@ -1,5 +1,5 @@
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { InProduction, realSecret, ServiceConfig } from '@availability/service-core';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, Min, ValidateIf } from 'class-validator';
+import { InProduction, IsHttpUrl, realSecret, ServiceConfig } from '@availability/service-core';
 
 /** Settings of the reference integrator. Only INTEGRATOR_SECRET matters in a real deployment. */
 export class ExampleIntegratorConfig extends ServiceConfig {
@@ -58,9 +58,9 @@ export class ExampleIntegratorConfig extends ServiceConfig {
   @IsIn(['hmac', 'v1a'])
   INTEGRATOR_SIGNATURE_SCHEME: 'hmac' | 'v1a' = 'hmac';
 
-  /** The platform's published key set, e.g. `https://webhooks.platform.example/.well-known/webhook-keys.json`. */
-  @IsOptional()
-  @Matches(/^(https?:\/\/\S+)?$/)
+  /** The platform's published key set, e.g. `https://webhooks.platform.example/.well-known/webhook-keys.json`; required with `v1a`. */
+  @ValidateIf((config: ExampleIntegratorConfig) => config.INTEGRATOR_KEY_SET_URL !== '' || config.INTEGRATOR_SIGNATURE_SCHEME === 'v1a')
+  @IsHttpUrl()
   INTEGRATOR_KEY_SET_URL = '';
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fromSetting } from '@availability/service-core';
 
 /** Spec 2.8. */
 export interface Rating {
@@ -38,11 +39,23 @@ export const DEFAULT_CONTACTS: SeededContact[] = [
 
 /** Contacts from INTEGRATOR_CONTACTS (inline JSON), else INTEGRATOR_CONTACTS_FILE, else the defaults above. */
 export function loadContacts(inline: string, file: string): SeededContact[] {
-  const text = inline !== '' ? inline : file !== '' ? readFileSync(file, 'utf8') : undefined;
-  if (text === undefined) return DEFAULT_CONTACTS;
-  const parsed: unknown = JSON.parse(text);
-  if (!Array.isArray(parsed)) throw new Error('contacts must be a JSON array');
-  return parsed as SeededContact[];
+  if (inline === '' && file === '') return DEFAULT_CONTACTS;
+  return fromSetting(() => {
+    let text: string;
+    try {
+      text = inline !== '' ? inline : readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new Error(`the file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new Error('is not JSON');
+    }
+    if (!Array.isArray(parsed)) throw new Error('must be a JSON array of contacts');
+    return parsed as SeededContact[];
+  }, inline !== '' ? 'INTEGRATOR_CONTACTS' : 'INTEGRATOR_CONTACTS_FILE');
 }
 
 /** Spec 2.6 request body. */

@@ -18,10 +18,8 @@ export class SignatureGuard implements CanActivate {
 
   constructor(private readonly config: ExampleIntegratorConfig) {
     this.secrets = integratorSecrets(config);
-    if (config.INTEGRATOR_SIGNATURE_SCHEME === 'v1a') {
-      if (config.INTEGRATOR_KEY_SET_URL === '') throw new TypeError('INTEGRATOR_KEY_SET_URL is required with INTEGRATOR_SIGNATURE_SCHEME=v1a');
-      this.platformKeys = new RemoteKeySet({ url: config.INTEGRATOR_KEY_SET_URL });
-    }
+    // Its configuration requires INTEGRATOR_KEY_SET_URL with v1a.
+    if (config.INTEGRATOR_SIGNATURE_SCHEME === 'v1a') this.platformKeys = new RemoteKeySet({ url: config.INTEGRATOR_KEY_SET_URL });
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { BusServiceConfig, developmentOnly, InProduction, oneOf, required, unset } from '@availability/service-core';
+import { BusServiceConfig, developmentOnly, InProduction, IsHttpUrl, oneOf, required, unset } from '@availability/service-core';
 
 function isSmtpUrl(value: string): boolean {
   try {
@@ -167,12 +167,11 @@ export class NotificationServiceConfig extends BusServiceConfig {
   MAIL_FROM = 'Availability Platform <no-reply@availability.example>';
 
   /** Link put in invitation e-mails (the worker app's download / sign-up page). */
-  @IsString()
+  @IsHttpUrl()
   INVITE_LINK_URL = 'https://availability.example/join';
 
   /** The web portal's address: sign-in links go to `<PORTAL_URL>/sign-in` (portal users) and `<PORTAL_URL>/worker/sign-in`. */
-  @IsString()
-  @Matches(/^https?:\/\/[^?#\s]+$/, { message: 'PORTAL_URL must be an http:// or https:// URL without query or fragment' })
+  @IsHttpUrl({ withoutQueryOrFragment: true })
   PORTAL_URL = 'http://localhost:3005';
 
   /** Answers to one offer are e-mailed to its notify address at most once per window. */

@@ -1,10 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type App, cert, deleteApp, initializeApp } from 'firebase-admin/app';
+import { type App, deleteApp, initializeApp } from 'firebase-admin/app';
 import { getMessaging, type Messaging, MessagingClientErrorCode, type TokenMessage } from 'firebase-admin/messaging';
 import { classifyFcmError } from './fcm-errors.js';
 import { toFcmMessage } from './fcm-message.js';
-import { FcmPushTransport, readServiceAccount } from './fcm.transport.js';
+import { FcmPushTransport, serviceAccountCredential } from './fcm.transport.js';
 import { notificationContent } from './notification-content.js';
 import type { PushKind, PushMessage } from './push-transport.js';
 
@@ -46,10 +46,10 @@ const sent: Array<{ url: string; message: Record<string, unknown> }> = [];
 
 beforeAll(() => {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  const serviceAccount = readServiceAccount(
+  const { projectId, credential } = serviceAccountCredential(
     JSON.stringify({ type: 'service_account', project_id: 'availability-test', client_email: 'push@availability-test.iam.gserviceaccount.com', private_key: privateKey }),
   );
-  app = initializeApp({ credential: cert(serviceAccount), projectId: serviceAccount.projectId }, 'fcm-transport-spec');
+  app = initializeApp({ credential, projectId }, 'fcm-transport-spec');
   messaging = getMessaging(app);
   messaging.enableLegacyHttpTransport(); // one request per message through httpClient.send, which we replace
   const internals = messaging as unknown as { messagingRequestHandler: { httpClient: { send(request: { url: string; data: { message: Record<string, unknown> } }): Promise<FakeResponse> } } };

@@ -1,18 +1,48 @@
 import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { type App, cert, deleteApp, initializeApp, type ServiceAccount } from 'firebase-admin/app';
+import { fromSetting } from '@availability/service-core';
+import { type App, cert, type Credential, deleteApp, initializeApp, type ServiceAccount } from 'firebase-admin/app';
 import { getMessaging, type Messaging, type SendResponse } from 'firebase-admin/messaging';
 import { parseRetryAfter } from './fcm-errors.js';
 import { toFcmMessage } from './fcm-message.js';
 import { MAX_PUSH_BATCH, type PushMessage, type PushResult, type PushTransport } from './push-transport.js';
 
-/** `FCM_SERVICE_ACCOUNT_JSON`: the JSON itself (starts with `{`) or a path to the file. */
-export function readServiceAccount(setting: string): ServiceAccount {
-  const trimmed = setting.trim();
-  if (!trimmed) throw new Error('FCM_SERVICE_ACCOUNT_JSON is required with PUSH_TRANSPORT=fcm');
-  const json = trimmed.startsWith('{') ? trimmed : readFileSync(trimmed, 'utf8');
-  const parsed = JSON.parse(json) as Record<string, string>;
-  return { projectId: parsed.project_id ?? parsed.projectId, clientEmail: parsed.client_email ?? parsed.clientEmail, privateKey: parsed.private_key ?? parsed.privateKey };
+/**
+ * `FCM_SERVICE_ACCOUNT_JSON`, the JSON itself (starts with `{`) or a path to the file, read and checked
+ * by firebase-admin as the start begins. A setting that cannot serve stops the start as a
+ * ConfigValidationError whose message never quotes the JSON: it holds the account's private key.
+ */
+export function serviceAccountCredential(setting: string): { projectId: string; credential: Credential } {
+  return fromSetting(() => {
+    const trimmed = setting.trim();
+    if (!trimmed) throw new Error('must be set with PUSH_TRANSPORT=fcm');
+    let json: string;
+    try {
+      json = trimmed.startsWith('{') ? trimmed : readFileSync(trimmed, 'utf8');
+    } catch (error) {
+      throw new Error(`the file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      // JSON.parse's message quotes the text around the fault, which may be the private key.
+      throw new Error('is not JSON');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('must be a JSON object (a Firebase service account)');
+    const fields = parsed as Record<string, unknown>;
+    const account: ServiceAccount = {
+      projectId: String(fields.project_id ?? fields.projectId ?? ''),
+      clientEmail: String(fields.client_email ?? fields.clientEmail ?? ''),
+      privateKey: String(fields.private_key ?? fields.privateKey ?? ''),
+    };
+    if (!account.projectId || !account.clientEmail || !account.privateKey) throw new Error('must hold project_id, client_email and private_key');
+    try {
+      return { projectId: account.projectId, credential: cert(account) };
+    } catch {
+      throw new Error('holds a private key firebase-admin cannot read');
+    }
+  }, 'FCM_SERVICE_ACCOUNT_JSON');
 }
 
 /**
@@ -30,8 +60,8 @@ export class FcmPushTransport implements PushTransport {
   ) {}
 
   static fromServiceAccount(serviceAccountSetting: string, ttlSeconds: number): FcmPushTransport {
-    const serviceAccount = readServiceAccount(serviceAccountSetting);
-    const app = initializeApp({ credential: cert(serviceAccount), projectId: serviceAccount.projectId }, `notification-service-${process.pid}`);
+    const { projectId, credential } = serviceAccountCredential(serviceAccountSetting);
+    const app = initializeApp({ credential, projectId }, `notification-service-${process.pid}`);
     return new FcmPushTransport(getMessaging(app), ttlSeconds, app);
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { fromSetting } from '@availability/service-core';
 import type { PushMessage, PushResult, PushTransport } from './push-transport.js';
 
 /** How the recording transport fails a token: an FCM error code, optionally only the first `times` sends. */
@@ -41,9 +42,16 @@ export class RecordingPushTransport implements PushTransport {
   /** `RECORDING_PUSH_FAILURES`: a JSON object token → code or {code, times, retryAfterMs}. */
   static parseFailures(json: string): Record<string, string | RecordedFailure> {
     if (!json.trim()) return {};
-    const parsed = JSON.parse(json) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('RECORDING_PUSH_FAILURES must be a JSON object');
-    return parsed as Record<string, string | RecordedFailure>;
+    return fromSetting(() => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(json);
+      } catch {
+        throw new Error('is not JSON');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('must be a JSON object');
+      return parsed as Record<string, string | RecordedFailure>;
+    }, 'RECORDING_PUSH_FAILURES');
   }
 
   setFailures(failures: Record<string, string | RecordedFailure>): void {

@@ -1,7 +1,5 @@
-import { IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { InProduction, realSecret, ServiceConfig } from '@availability/service-core';
-
-const HTTP_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
+import { IsBoolean, IsInt, IsString, Max, Min } from 'class-validator';
+import { InProduction, IsHttpUrl, realSecret, ServiceConfig } from '@availability/service-core';
 
 /** Settings of the portal: where the browser finds it, and the services it stands in front of. */
 export class PortalConfig extends ServiceConfig {
@@ -14,20 +12,20 @@ export class PortalConfig extends ServiceConfig {
    * The address people open (scheme, host and port, no path): sign-in links point here, and a
    * request that changes anything must come from a page of this origin (the CSRF check).
    */
-  @Matches(HTTP_URL, { message: 'PORTAL_URL must be an http(s) URL' })
+  @IsHttpUrl()
   @InProduction((value) => (String(value).startsWith('https://') ? undefined : 'must be an https:// address'))
   PORTAL_URL = 'http://localhost:3005';
 
-  @Matches(HTTP_URL, { message: 'DIRECTORY_URL must be an http(s) URL' })
+  @IsHttpUrl()
   DIRECTORY_URL = 'http://127.0.0.1:3001';
 
-  @Matches(HTTP_URL, { message: 'OFFERS_API_URL must be an http(s) URL' })
+  @IsHttpUrl()
   OFFERS_API_URL = 'http://127.0.0.1:3000';
 
-  @Matches(HTTP_URL, { message: 'NOTIFICATION_SERVICE_URL must be an http(s) URL' })
+  @IsHttpUrl()
   NOTIFICATION_SERVICE_URL = 'http://127.0.0.1:3002';
 
-  @Matches(HTTP_URL, { message: 'WEBHOOK_DISPATCHER_URL must be an http(s) URL' })
+  @IsHttpUrl()
   WEBHOOK_DISPATCHER_URL = 'http://127.0.0.1:3003';
 
   /**

@@ -26,8 +26,13 @@ export function crossSiteRefused(): ProblemException {
  * that `/api/…` forwards alike, so no route can be added without it.
  */
 export function refuseCrossSiteChanges(fastify: FastifyInstance, portalUrl: string): void {
-  const origin = new URL(portalUrl).origin;
+  const origin = portalOrigin(portalUrl);
   fastify.addHook('onRequest', async (request) => {
     if (!isSameOriginRequest(request.method, request.headers, origin)) throw crossSiteRefused();
   });
+}
+
+/** The origin (scheme, host, port) of PORTAL_URL, which its configuration has checked is an http(s) URL. */
+export function portalOrigin(portalUrl: string): string {
+  return new URL(portalUrl).origin;
 }

@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { IsHttpUrl } from './http-url.js';
 import { databaseOverTls, natsOverTls, redisOverTls } from './plain-connections.js';
 import { InProduction, realSecret, required, requiredOr } from './production-rules.js';
 
@@ -208,7 +209,7 @@ export class ServiceConfig {
    * context still travels, so logs keep one trace id across services).
    */
   @ValidateIf((config: ServiceConfig) => config.OTEL_EXPORTER_OTLP_ENDPOINT !== '')
-  @Matches(/^https?:\/\/\S+$/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s):// URL' })
+  @IsHttpUrl()
   OTEL_EXPORTER_OTLP_ENDPOINT = '';
 
   /** Headers of every export, `name=value` pairs separated by commas (e.g. a tracing backend's key). Never logged. */

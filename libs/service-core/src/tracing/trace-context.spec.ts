@@ -122,7 +122,7 @@ describe('tracing off unless configured', () => {
         return (error as ConfigValidationError).problems;
       }
     };
-    expect(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT: fails matches']);
+    expect(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT: fails an http(s) URL']);
     expect(problems({ TRACE_SAMPLE_RATIO: '1.5' })).toEqual(['TRACE_SAMPLE_RATIO: fails max']);
     expect(problems({ OTEL_SERVICE_NAME: 'offers api' })).toEqual(['OTEL_SERVICE_NAME: fails matches']);
   });
