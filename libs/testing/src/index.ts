@@ -18,3 +18,4 @@ export * from './generic-plans.js';
 export * from './database-proxy.js';
 export * from './test-postgres-server.js';
 export * from './test-integrator.js';
+export * from './configuration-property.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
-import { createTestCertificates } from '@availability/testing';
+import { assertStartsOrNamesTheProblems, createTestCertificates, readSharedSettings } from '@availability/testing';
 import { randomBytes } from 'node:crypto';
 import { createNkeyPair, createSealingKeys } from '@availability/messaging';
 import { generateSigningKeysJson } from '@availability/webhook-signing';
@@ -118,5 +118,13 @@ describe('ContactDirectoryConfig', () => {
     } finally {
       await certificates.remove();
     }
+  });
+
+  it('starts, or stops listing its problems, with anything in its environment, and quotes no secret', () => {
+    assertStartsOrNamesTheProblems(ContactDirectoryConfig, (env) => {
+      const config = readSharedSettings(loadConfig(ContactDirectoryConfig, env));
+      assertKeys(config);
+      outboundClientOptions(config);
+    });
   });
 });

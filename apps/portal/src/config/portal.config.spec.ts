@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '@availability/service-core';
+import { assertStartsOrNamesTheProblems, readSharedSettings } from '@availability/testing';
+import { portalOrigin } from '../session/same-origin.js';
 import { PortalConfig } from './portal.config.js';
 
 const REAL = {
@@ -24,5 +26,9 @@ describe('PortalConfig', () => {
   it('never shows the secret it refuses', () => {
     const secret = 'short-secret';
     expect(() => loadConfig(PortalConfig, { NODE_ENV: 'production', ...REAL, PORTAL_COOKIE_SECRET: secret })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(secret) }));
+  });
+
+  it('starts, or stops listing its problems, with anything in its environment, and quotes no secret', () => {
+    assertStartsOrNamesTheProblems(PortalConfig, (env) => portalOrigin(readSharedSettings(loadConfig(PortalConfig, env)).PORTAL_URL));
   });
 });

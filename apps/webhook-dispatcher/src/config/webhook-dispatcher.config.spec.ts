@@ -3,9 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError, loadConfig } from '@availability/service-core';
 import { createNkeyPair, createSealingKeys } from '@availability/messaging';
-import { createTestCertificates } from '@availability/testing';
+import { assertStartsOrNamesTheProblems, createTestCertificates, readSharedSettings } from '@availability/testing';
 import { generateSigningKeysJson } from '@availability/webhook-signing';
-import { outboundClientOptions, resolveDispatcherConfig, signingKeys, WebhookDispatcherConfig } from './webhook-dispatcher.config.js';
+import { endpointGateOptions, outboundClientOptions, resolveDispatcherConfig, signingKeys, WebhookDispatcherConfig } from './webhook-dispatcher.config.js';
 
 const SIGNING_KEYS = generateSigningKeysJson('test-1');
 
@@ -87,5 +87,13 @@ describe('WebhookDispatcherConfig', () => {
     } finally {
       await certificates.remove();
     }
+  });
+
+  it('starts, or stops listing its problems, with anything in its environment, and quotes no secret', () => {
+    assertStartsOrNamesTheProblems(WebhookDispatcherConfig, (env) => {
+      const config = readSharedSettings(resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig, env), env));
+      outboundClientOptions(config);
+      endpointGateOptions(config);
+    });
   });
 });
