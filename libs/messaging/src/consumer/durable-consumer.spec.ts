@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createTestDatabase, createTestEventNamespace, eventually, queryDatabase, type TestDatabase, type TestEventNamespace } from '@availability/testing';
 import { ensureEventStream } from '../events/event-stream.js';
-import { DurableConsumer, PoisonMessageError, redeliveryDelay } from './durable-consumer.js';
+import { DurableConsumer, isDataRefusal, PoisonMessageError, redeliveryDelay } from './durable-consumer.js';
 import { ParkedEventStore, parkedEventsMigration } from './parked-events.js';
 
 let namespace: TestEventNamespace;
@@ -51,6 +51,23 @@ async function expectNothingLeft(consumer: string): Promise<void> {
 describe('redeliveryDelay', () => {
   it('follows the schedule and repeats its last step', () => {
     expect([1, 2, 3, 9].map((attempt) => redeliveryDelay([10, 20, 30], attempt))).toEqual([10, 20, 30, 30]);
+  });
+});
+
+describe('isDataRefusal', () => {
+  it('is PostgreSQL refusing the values themselves (SQLSTATE class 22), as pg or TypeORM reports it', () => {
+    for (const code of ['22P05', '22021', '22001', '22P02', '22003']) {
+      expect(isDataRefusal(Object.assign(new Error('refused'), { code }))).toBe(true);
+      expect(isDataRefusal(Object.assign(new Error('refused'), { driverError: { code } }))).toBe(true);
+    }
+  });
+
+  it('is not a database that is down, busy, or in conflict, nor any other failure', () => {
+    for (const code of ['08006', '57P01', '53300', '40001', '23505', 'ECONNREFUSED', 22001]) {
+      expect(isDataRefusal(Object.assign(new Error('failed'), { code }))).toBe(false);
+    }
+    expect(isDataRefusal(new Error('timeout'))).toBe(false);
+    expect(isDataRefusal(undefined)).toBe(false);
   });
 });
 

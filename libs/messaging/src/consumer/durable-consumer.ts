@@ -70,6 +70,18 @@ export interface DurableConsumerOptions {
 /** What a handler says about an event it can never handle: it is parked (or, without checking, terminated). */
 export class PoisonMessageError extends Error {}
 
+/**
+ * PostgreSQL refused the values themselves (SQLSTATE class 22, data exception: a NUL or lone
+ * surrogate it cannot store, text too long for its column, a value of the wrong form): the same event
+ * fails the same way on every delivery, so it is parked rather than retried for hours. A database
+ * that is down or busy fails with other classes, and those events are retried.
+ */
+export function isDataRefusal(error: unknown): boolean {
+  const { code, driverError } = (error ?? {}) as { code?: unknown; driverError?: { code?: unknown } };
+  const sqlState = code ?? driverError?.code;
+  return typeof sqlState === 'string' && /^22[0-9A-Z]{3}$/.test(sqlState);
+}
+
 export type EventHandler = (subject: string, payload: unknown, message: JsMsg) => Promise<void>;
 
 const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
@@ -289,6 +301,10 @@ export class DurableConsumer {
       failed(span, error);
       if (error instanceof PoisonMessageError) {
         await this.setAside(message, error.message, span);
+        return;
+      }
+      if (isDataRefusal(error)) {
+        await this.setAside(message, `the database refused its data: ${(error as Error).message}`, span);
         return;
       }
       this.retryLater(message, `failed: ${(error as Error).message}`);
