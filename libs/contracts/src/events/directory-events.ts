@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { EventEnvelope, Uuid, WorkerId } from './event-envelope.js';
+import { EventEnvelope, EventText, Uuid, WorkerId } from './event-envelope.js';
 
 /**
  * `contacts.added`: a worker added a contact at an organisation, to share availability with it.
@@ -20,10 +20,10 @@ export const InviteCreatedEvent = Type.Composite(
     Type.Object({
       inviteId: Uuid,
       invitedByUserId: Uuid,
-      invitedByName: Type.String(),
-      organisationName: Type.String(),
-      name: Type.String(),
-      emailAddress: Type.String({ minLength: 3 }),
+      invitedByName: EventText(),
+      organisationName: EventText(),
+      name: EventText(),
+      emailAddress: EventText({ minLength: 3 }),
       /** The integrator whose suggestion this was, if any. */
       suggestedByOrganisationId: Type.Union([Uuid, Type.Null()]),
     }),
@@ -37,7 +37,7 @@ export type InviteCreatedEvent = Static<typeof InviteCreatedEvent>;
  * failing for too long). notification-service tells the organisation's admins. Saving the base URL
  * again on the company profile (which re-runs /test and /test/auth) enables it again.
  */
-export const WebhookEndpointDisabledEvent = Type.Composite([EventEnvelope, Type.Object({ baseUrl: Type.String(), reason: Type.String() })], {
+export const WebhookEndpointDisabledEvent = Type.Composite([EventEnvelope, Type.Object({ baseUrl: EventText(), reason: EventText() })], {
   description: 'The dispatcher stopped calling an organisation’s service; its admins are told by e-mail.',
 });
 export type WebhookEndpointDisabledEvent = Static<typeof WebhookEndpointDisabledEvent>;

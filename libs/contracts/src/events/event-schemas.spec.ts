@@ -67,4 +67,15 @@ describe('event schemas', () => {
     expect(eventProblem(EventSubject.OfferCreated, null)).toBeDefined();
     expect(eventProblem('offers.archived', {})).toBe('offers.archived is not an event of the platform');
   });
+
+  it('refuse text no edge of the platform takes: NUL, or a surrogate without its pair, in any text field', () => {
+    const offer = EXAMPLES[EventSubject.OfferCreated];
+    for (const bad of ['a\u0000b', '\ud800', 'x\udfff', '\udfff\ud800']) {
+      expect(eventProblem(EventSubject.OfferCreated, { ...offer, title: bad })).toMatch(/^\/title: /);
+      expect(eventProblem(EventSubject.OfferCreated, { ...offer, workerIds: ['w1', bad] })).toMatch(/^\/workerIds\/1: /);
+      expect(eventProblem(EventSubject.InviteCreated, { ...EXAMPLES[EventSubject.InviteCreated], name: bad })).toMatch(/^\/name: /);
+    }
+    // Pairs are text: emoji and other characters beyond the first plane.
+    expect(eventProblem(EventSubject.OfferCreated, { ...offer, title: 'Night pickers 🌙 𝔸 👩‍👩‍👧', workerIds: ['😀'] })).toBeUndefined();
+  });
 });

@@ -1,12 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { RecipientResponse, WORKER_ANSWERS } from '../offers/offer-values.js';
-import { EventEnvelope, Uuid, UtcTimestamp, WorkerId } from './event-envelope.js';
+import { EventEnvelope, EventText, Uuid, UtcTimestamp, WorkerId } from './event-envelope.js';
 
 /**
  * The events of offers-api, each defined once: the schema is the JSON Schema the producer and every
  * consumer check (event-schemas.ts) and the AsyncAPI document publishes; the type is derived from it.
  */
-export const OfferTimeSlot = Type.Object({ start: Type.String(), end: Type.String() });
+export const OfferTimeSlot = Type.Object({ start: EventText(), end: EventText() });
 export type OfferTimeSlot = Static<typeof OfferTimeSlot>;
 
 /** `offers.created`: push each recipient about the new offer. */
@@ -15,9 +15,9 @@ export const OfferCreatedEvent = Type.Composite(
     EventEnvelope,
     Type.Object({
       offerId: Uuid,
-      title: Type.String(),
-      createdByUserId: Type.String({ minLength: 1 }),
-      notifyEmailAddress: Type.Union([Type.String(), Type.Null()]),
+      title: EventText(),
+      createdByUserId: EventText({ minLength: 1 }),
+      notifyEmailAddress: Type.Union([EventText(), Type.Null()]),
       events: Type.Array(OfferTimeSlot, { minItems: 1 }),
       workerIds: Type.Array(WorkerId, { minItems: 1 }),
     }),
@@ -48,7 +48,7 @@ export const OfferCompletedEvent = Type.Composite(
     EventEnvelope,
     Type.Object({
       offerId: Uuid,
-      title: Type.String(),
+      title: EventText(),
       successfulWorkerIds: Type.Array(WorkerId),
       unsuccessfulWorkerIds: Type.Array(WorkerId),
     }),
@@ -63,7 +63,7 @@ export const OfferWithdrawnEvent = Type.Composite(
     EventEnvelope,
     Type.Object({
       offerId: Uuid,
-      title: Type.String(),
+      title: EventText(),
       workerIds: Type.Array(WorkerId),
     }),
   ],
