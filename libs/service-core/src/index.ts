@@ -2,6 +2,7 @@ export * from './batching/micro-batcher.js';
 export * from './cache/ttl-cache.js';
 export * from './config/ca-file.js';
 export * from './config/http-url.js';
+export * from './config/setting-files.js';
 export * from './config/load-config.js';
 export { isLocalHost, natsRequiresTls, natsServers } from './config/plain-connections.js';
 export * from './config/production-rules.js';

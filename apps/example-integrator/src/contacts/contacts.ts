@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { fromSetting } from '@availability/service-core';
+import { fromSetting, parseSettingJson, readSettingFile } from '@availability/service-core';
 
 /** Spec 2.8. */
 export interface Rating {
@@ -41,18 +40,7 @@ export const DEFAULT_CONTACTS: SeededContact[] = [
 export function loadContacts(inline: string, file: string): SeededContact[] {
   if (inline === '' && file === '') return DEFAULT_CONTACTS;
   return fromSetting(() => {
-    let text: string;
-    try {
-      text = inline !== '' ? inline : readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new Error(`the file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new Error('is not JSON');
-    }
+    const parsed = parseSettingJson(inline !== '' ? inline : readSettingFile(file));
     if (!Array.isArray(parsed)) throw new Error('must be a JSON array of contacts');
     return parsed as SeededContact[];
   }, inline !== '' ? 'INTEGRATOR_CONTACTS' : 'INTEGRATOR_CONTACTS_FILE');

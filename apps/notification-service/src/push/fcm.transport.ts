@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { fromSetting } from '@availability/service-core';
+import { fromSetting, parseSettingJson, readSettingFile } from '@availability/service-core';
 import { type App, cert, type Credential, deleteApp, initializeApp, type ServiceAccount } from 'firebase-admin/app';
 import { getMessaging, type Messaging, type SendResponse } from 'firebase-admin/messaging';
 import { parseRetryAfter } from './fcm-errors.js';
@@ -16,19 +15,7 @@ export function serviceAccountCredential(setting: string): { projectId: string; 
   return fromSetting(() => {
     const trimmed = setting.trim();
     if (!trimmed) throw new Error('must be set with PUSH_TRANSPORT=fcm');
-    let json: string;
-    try {
-      json = trimmed.startsWith('{') ? trimmed : readFileSync(trimmed, 'utf8');
-    } catch (error) {
-      throw new Error(`the file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch {
-      // JSON.parse's message quotes the text around the fault, which may be the private key.
-      throw new Error('is not JSON');
-    }
+    const parsed = parseSettingJson(trimmed.startsWith('{') ? trimmed : readSettingFile(trimmed));
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('must be a JSON object (a Firebase service account)');
     const fields = parsed as Record<string, unknown>;
     const account: ServiceAccount = {

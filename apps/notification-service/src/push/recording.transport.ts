@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { fromSetting } from '@availability/service-core';
+import { fromSetting, parseSettingJson } from '@availability/service-core';
 import type { PushMessage, PushResult, PushTransport } from './push-transport.js';
 
 /** How the recording transport fails a token: an FCM error code, optionally only the first `times` sends. */
@@ -43,12 +43,7 @@ export class RecordingPushTransport implements PushTransport {
   static parseFailures(json: string): Record<string, string | RecordedFailure> {
     if (!json.trim()) return {};
     return fromSetting(() => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(json);
-      } catch {
-        throw new Error('is not JSON');
-      }
+      const parsed = parseSettingJson(json);
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('must be a JSON object');
       return parsed as Record<string, string | RecordedFailure>;
     }, 'RECORDING_PUSH_FAILURES');

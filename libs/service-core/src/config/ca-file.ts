@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { fromSetting } from './load-config.js';
+import { readSettingFile } from './setting-files.js';
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
@@ -11,12 +11,7 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
  * reason rather than failing every connection later.
  */
 export function readCaFile(path: string): string {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(`the CA file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  const text = readSettingFile(path, 'the CA file');
   const blocks = text.match(PEM_CERTIFICATE) ?? [];
   if (blocks.length === 0) throw new Error('the CA file holds no PEM certificate');
   blocks.forEach((block, index) => {
