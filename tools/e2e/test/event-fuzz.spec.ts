@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { EVENT_PARTIES, EventSubject } from '@availability/contracts';
 import { DirectoryAdminClient, issuePortalUserToken, offerBody, OffersClient, PortalClient, request, seedOrganisation, type SeededOrganisation } from '@availability/platform-client';
 import { eventually, TEST_ADMIN_TOKEN } from '@availability/testing';
-import { type HostileEvent, hostileEvents } from '../src/fuzz/events.js';
+import { type HostileMessage, hostileMessages } from '../src/fuzz/messages.js';
 import { type JourneyPlatform, startJourneyPlatform } from '../src/test-journey.js';
 
 /**
@@ -71,7 +71,7 @@ async function consumersSettled(): Promise<boolean> {
 }
 
 /** The services' log lines about the events published, by stream sequence: why each was retried. */
-function retried(published: Map<number, HostileEvent>): string[] {
+function retried(published: Map<number, HostileMessage>): string[] {
   const lines = ['notification-service', 'webhook-dispatcher'].flatMap((app) => journey.platform.services[app].logs().split('\n').map((line) => ({ app, line })));
   return lines.flatMap(({ app, line }) => {
     const match = /event (\d+) on \S+ (failed: .*?|could not be parked.*?) \(attempt/.exec(line);
@@ -105,8 +105,8 @@ describe(`hostile events on the stream (EVENT_FUZZ_SEED=${SEED})`, () => {
   it(`handles or parks each of ${COUNT} of each subject at its first delivery, retrying none`, async () => {
     const consumed = Object.values(EventSubject).filter((subject) => EVENT_PARTIES[subject].consumers.length > 0);
     // Every subject gets its share, however the draws fall.
-    const events = consumed.flatMap((subject, index) => fc.sample(hostileEvents([subject], validEvent), { numRuns: COUNT, seed: SEED + index }));
-    const published = new Map<number, HostileEvent>();
+    const events = consumed.flatMap((subject, index) => fc.sample(hostileMessages([subject], validEvent), { numRuns: COUNT, seed: SEED + index }));
+    const published = new Map<number, HostileMessage>();
     for (const event of events) published.set(await publish(event.subject, event.bytes), event);
     try {
       await eventually(consumersSettled, 30_000, 'every consumer to have handled or parked every event');

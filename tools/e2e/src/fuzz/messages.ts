@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { hostileKey, hostileString, hostileValue, invalidUtf8, malformedJson, NASTY_FRAGMENTS, nastyText } from './hostile.js';
 import { type JsonNode, JsonArray, JsonObject, jsonPreview, jsonText, toNode } from './json-text.js';
 
-/** An event as a compromised or broken producer could put it on the stream: its subject and bytes. */
-export interface HostileEvent {
+/** A message as a compromised or broken service could put it on the bus (an event, a request): its subject and bytes. */
+export interface HostileMessage {
   subject: string;
   bytes: Uint8Array;
   /** What was done to the valid event, for people reading a failure. */
@@ -33,13 +33,13 @@ const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
 const hostileText = fc.oneof({ weight: 3, arbitrary: nastyText }, { weight: 2, arbitrary: fc.constantFrom(...NASTY_FRAGMENTS) }, { weight: 2, arbitrary: hostileString() });
 
 /**
- * Events of the given subjects, each a valid event (`valid(subject, eventId)`) with one thing done to
- * it: a text field holding hostile text (NUL, lone surrogates, 100,000 characters…), any field of the
- * wrong type or shape, a field missing, a member added, or bytes that are not the event's JSON at all.
- * Each gets a fresh event id, so no two are one event to a consumer.
+ * Messages of the given subjects, each a valid one (`valid(subject, id)`) with one thing done to it: a
+ * text field holding hostile text (NUL, lone surrogates, 100,000 characters…), any field of the wrong
+ * type or shape, a field missing, a member added, or bytes that are not its JSON at all. Each gets a
+ * fresh id (an event's `eventId`), so no two events are one event to a consumer.
  */
-export function hostileEvents(subjects: string[], valid: (subject: string, eventId: string) => Record<string, unknown>): fc.Arbitrary<HostileEvent> {
-  const base = fc.tuple(fc.constantFrom(...subjects), fc.uuid({ version: 4 })).map(([subject, eventId]) => ({ subject, event: toNode(valid(subject, eventId)) }));
+export function hostileMessages(subjects: string[], valid: (subject: string, id: string) => Record<string, unknown>): fc.Arbitrary<HostileMessage> {
+  const base = fc.tuple(fc.constantFrom(...subjects), fc.uuid({ version: 4 })).map(([subject, id]) => ({ subject, event: toNode(valid(subject, id)) }));
   const pick = <T>(items: T[]) => fc.nat({ max: items.length - 1 }).map((index) => items[index]);
   const text = base.chain(({ subject, event }) => {
     const strings = leaves(event).filter((leaf) => typeof leaf.value === 'string');
@@ -53,7 +53,7 @@ export function hostileEvents(subjects: string[], valid: (subject: string, event
     return pick(members.map(([key]) => key)).map((key) => ({ subject, node: new JsonObject(members.filter(([name]) => name !== key)), what: `without ${key}` }));
   });
   const added = base.chain(({ subject, event }) =>
-    fc.tuple(hostileKey, hostileValue).map(([key, value]) => ({ subject, node: new JsonObject([...(event as JsonObject).members, [key, value]]), what: `with ${jsonPreview(key, 40)}: ${jsonPreview(value, 60)} added` })),
+    fc.tuple(hostileKey, hostileValue).map(([key, value]) => ({ subject, node: new JsonObject([...(event as JsonObject).members, [key, value]]), what: `${jsonPreview(key, 40)}: ${jsonPreview(value, 60)} added` })),
   );
   const asJson = fc
     .oneof({ weight: 5, arbitrary: text }, { weight: 3, arbitrary: wrongValue }, { weight: 1, arbitrary: missing }, { weight: 1, arbitrary: added })
