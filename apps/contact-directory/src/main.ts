@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { startBusHandlers } from '@availability/messaging';
-import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses, startTracing } from '@availability/service-core';
+import { createHttpService, loadConfig, opaqueBearer, runMain, runServiceProcesses, startTracing } from '@availability/service-core';
 import { assertKeys, ContactDirectoryConfig } from './config/contact-directory.config.js';
 import { ContactDirectoryModule } from './contact-directory.module.js';
 
@@ -33,13 +33,15 @@ export async function startContactDirectory(config: ContactDirectoryConfig) {
 
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const config = loadConfig(ContactDirectoryConfig);
-  // Worker processes (SERVICE_PROCESSES > 1) read their settings from this environment: a development
-  // signing key generated here must reach them too, or each would sign with a key of its own.
-  assertKeys(config);
-  if (!process.env.WEBHOOK_SIGNING_KEYS && !process.env.WEBHOOK_SIGNING_KEYS_FILE) process.env.WEBHOOK_SIGNING_KEYS = config.WEBHOOK_SIGNING_KEYS;
-  await runServiceProcesses('contact-directory', config, () => {
-    startTracing('contact-directory', config);
-    return startContactDirectory(config);
+  await runMain('contact-directory', async () => {
+    const config = loadConfig(ContactDirectoryConfig);
+    // Worker processes (SERVICE_PROCESSES > 1) read their settings from this environment: a development
+    // signing key generated here must reach them too, or each would sign with a key of its own.
+    assertKeys(config);
+    if (!process.env.WEBHOOK_SIGNING_KEYS && !process.env.WEBHOOK_SIGNING_KEYS_FILE) process.env.WEBHOOK_SIGNING_KEYS = config.WEBHOOK_SIGNING_KEYS;
+    await runServiceProcesses('contact-directory', config, () => {
+      startTracing('contact-directory', config);
+      return startContactDirectory(config);
+    });
   });
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpService, loadConfig, startTracing } from '@availability/service-core';
+import { createHttpService, loadConfig, runMain, startTracing } from '@availability/service-core';
 import { ExampleIntegratorConfig } from './config/example-integrator.config.js';
 import { ExampleIntegratorModule } from './example-integrator.module.js';
 
@@ -23,7 +23,9 @@ export async function startExampleIntegrator(config: ExampleIntegratorConfig) {
 
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const config = loadConfig(ExampleIntegratorConfig);
-  startTracing('example-integrator', config);
-  await startExampleIntegrator(config);
+  await runMain('example-integrator', async () => {
+    const config = loadConfig(ExampleIntegratorConfig);
+    startTracing('example-integrator', config);
+    await startExampleIntegrator(config);
+  });
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { startBusHandlers } from '@availability/messaging';
-import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses, startTracing } from '@availability/service-core';
+import { createHttpService, loadConfig, opaqueBearer, runMain, runServiceProcesses, startTracing } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { NotificationServiceModule } from './notification-service.module.js';
 
@@ -24,9 +24,11 @@ export async function startNotificationService(config: NotificationServiceConfig
 
 // Started directly (not imported by a test, benchmark or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const config = loadConfig(NotificationServiceConfig);
-  await runServiceProcesses('notification-service', config, () => {
-    startTracing('notification-service', config);
-    return startNotificationService(config);
+  await runMain('notification-service', async () => {
+    const config = loadConfig(NotificationServiceConfig);
+    await runServiceProcesses('notification-service', config, () => {
+      startTracing('notification-service', config);
+      return startNotificationService(config);
+    });
   });
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { OfferLimits } from '@availability/contracts';
-import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses, startTracing } from '@availability/service-core';
+import { createHttpService, loadConfig, opaqueBearer, runMain, runServiceProcesses, startTracing } from '@availability/service-core';
 import { OffersApiConfig } from './config/offers-api.config.js';
 import { OffersApiModule } from './offers-api.module.js';
 
@@ -26,9 +26,11 @@ export async function startOffersApi(config: OffersApiConfig) {
 
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const config = loadConfig(OffersApiConfig);
-  await runServiceProcesses('offers-api', config, () => {
-    startTracing('offers-api', config);
-    return startOffersApi(config);
+  await runMain('offers-api', async () => {
+    const config = loadConfig(OffersApiConfig);
+    await runServiceProcesses('offers-api', config, () => {
+      startTracing('offers-api', config);
+      return startOffersApi(config);
+    });
   });
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import cookie from '@fastify/cookie';
-import { createHttpService, loadConfig, startTracing } from '@availability/service-core';
+import { createHttpService, loadConfig, runMain, startTracing } from '@availability/service-core';
 import { installApiProxy } from './api-proxy/api-proxy.js';
 import { PortalConfig } from './config/portal.config.js';
 import { PortalModule } from './portal.module.js';
@@ -34,7 +34,9 @@ export async function startPortal(config: PortalConfig) {
 
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const config = loadConfig(PortalConfig);
-  startTracing('portal', config);
-  await startPortal(config);
+  await runMain('portal', async () => {
+    const config = loadConfig(PortalConfig);
+    startTracing('portal', config);
+    await startPortal(config);
+  });
 }

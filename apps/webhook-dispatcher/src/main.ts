@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { startBusHandlers } from '@availability/messaging';
-import { createHttpService, loadConfig, opaqueBearer, runServiceProcesses, startTracing } from '@availability/service-core';
+import { createHttpService, loadConfig, opaqueBearer, runMain, runServiceProcesses, startTracing } from '@availability/service-core';
 import { mountQueueDashboard } from './admin/queue-dashboard.js';
 import { resolveDispatcherConfig, WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module.js';
@@ -32,12 +32,14 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
 
 // Started directly (not imported by a test or the dev launcher).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const config = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig));
-  // Worker processes (SERVICE_PROCESSES > 1) read their settings from this environment: a development
-  // key generated above must reach them too, or each would sign with a key of its own.
-  if (!process.env.WEBHOOK_SIGNING_KEYS && !process.env.WEBHOOK_SIGNING_KEYS_FILE) process.env.WEBHOOK_SIGNING_KEYS = config.WEBHOOK_SIGNING_KEYS;
-  await runServiceProcesses('webhook-dispatcher', config, () => {
-    startTracing('webhook-dispatcher', config);
-    return startWebhookDispatcher(config);
+  await runMain('webhook-dispatcher', async () => {
+    const config = resolveDispatcherConfig(loadConfig(WebhookDispatcherConfig));
+    // Worker processes (SERVICE_PROCESSES > 1) read their settings from this environment: a development
+    // key generated above must reach them too, or each would sign with a key of its own.
+    if (!process.env.WEBHOOK_SIGNING_KEYS && !process.env.WEBHOOK_SIGNING_KEYS_FILE) process.env.WEBHOOK_SIGNING_KEYS = config.WEBHOOK_SIGNING_KEYS;
+    await runServiceProcesses('webhook-dispatcher', config, () => {
+      startTracing('webhook-dispatcher', config);
+      return startWebhookDispatcher(config);
+    });
   });
 }

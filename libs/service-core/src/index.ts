@@ -30,5 +30,6 @@ export * from './tracing/trace-context.js';
 export * from './tracing/tracing.js';
 export * from './tracing/semconv.js';
 export { runServiceProcesses } from './process/service-processes.js';
+export { EXIT_CONFIGURATION, runMain } from './process/run-main.js';
 export { RepeatingTask } from './process/repeating-task.js';
 export * from './http/openapi-errors.js';

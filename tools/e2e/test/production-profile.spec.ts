@@ -89,8 +89,11 @@ const cases: Array<{ app: string; env: Record<string, string>; offending: string
 describe('production profile', () => {
   it.each(cases)('$app refuses to start with development settings, naming every one and no value', async ({ app, env, offending, secrets }) => {
     const exit = await start(app, env);
-    expect(exit.code).not.toBe(0);
-    for (const setting of offending) expect(exit.output).toMatch(new RegExp(`${setting}: `));
+    // For a person: what is wrong, a line a setting, no stack trace; 78 (EX_CONFIG) for an orchestrator.
+    expect(exit.code).toBe(78);
+    expect(exit.output).toMatch(new RegExp(`^${app} cannot start: its configuration is invalid:\n`));
+    expect(exit.output).not.toMatch(/\n\s+at /);
+    for (const setting of offending) expect(exit.output).toMatch(new RegExp(`\n  - ${setting}: `));
     for (const secret of secrets) expect(exit.output).not.toContain(secret);
   });
 
@@ -103,13 +106,29 @@ describe('production profile', () => {
       NATS_NKEY_SEED: createNkeyPair().seed,
       ...vapidKeys(),
     });
-    expect(exit.output).not.toMatch(/Invalid configuration/);
+    expect(exit.output).not.toMatch(/its configuration is invalid/);
+  });
+
+  it('stops every worker process when one refuses a setting it reads as it starts, quoting none of it', async () => {
+    // Loaded by the supervisor without complaint; read by each worker as its push transport starts.
+    const brokenAccount = '{"project_id":"p","private_key":SECRETKEYMATERIAL0123456789}';
+    const exit = await start('notification-service', {
+      SERVICE_PROCESSES: '2',
+      PUSH_TRANSPORT: 'fcm',
+      FCM_SERVICE_ACCOUNT_JSON: brokenAccount,
+      METRICS_TOKEN: STRONG,
+      NATS_NKEY_SEED: createNkeyPair().seed,
+      ...vapidKeys(),
+    });
+    expect(exit.code).toBe(78);
+    expect(exit.output).toMatch(/notification-service cannot start: its configuration is invalid:\n {2}- FCM_SERVICE_ACCOUNT_JSON: is not JSON\n/);
+    expect(exit.output).not.toContain('SECRETKEY');
   });
 
   it('leaves plain connections to its own servers to an operator who declares the network private', async () => {
     const exit = await start('offers-api', { METRICS_TOKEN: STRONG, NATS_NKEY_SEED: createNkeyPair().seed, ALLOW_PLAIN_INTERNAL_CONNECTIONS: 'true', ...PLAIN_REMOTE });
     expect(exit.code).not.toBe(0);
-    expect(exit.output).not.toMatch(/Invalid configuration/);
+    expect(exit.output).not.toMatch(/its configuration is invalid/);
     // It got as far as connecting to them.
     expect(exit.output).toMatch(/cannot be reached/);
   });

@@ -97,6 +97,18 @@ describe('a service run as several processes', () => {
     await eventually(async () => (await Promise.all(Array.from({ length: 10 }, () => get('/health/live')))).every((a) => a.status === 200), 15_000, 'both workers answering');
   });
 
+  it('replaces its workers when every one dies at once, rather than exiting with nothing to supervise', async () => {
+    const victims = workerPids();
+    expect(victims).toHaveLength(2);
+    for (const victim of victims) process.kill(victim, 'SIGKILL');
+    await eventually(() => {
+      const now = workerPids();
+      return now.length === 2 && now.every((pid) => !victims.includes(pid));
+    }, 15_000, 'two new workers');
+    expect(supervisor().exit).toBeUndefined();
+    await eventually(async () => (await Promise.all(Array.from({ length: 10 }, () => get('/health/live')))).every((a) => a.status === 200), 15_000, 'both workers answering');
+  });
+
   it('stops gracefully on SIGTERM: every worker, then the supervisor, exit 0', async () => {
     const pids = workerPids();
     await supervisor().stop();

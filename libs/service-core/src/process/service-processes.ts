@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import pino from 'pino';
 import type { ServiceConfig } from '../config/service.config.js';
+import { EXIT_CONFIGURATION } from './run-main.js';
 
 /**
  * IPC between a worker's `GET /metrics` and the supervisor, which collects every worker's registry:
@@ -72,8 +73,15 @@ function superviseWorkers(serviceName: string, processes: number, logLevel: stri
   cluster.on('exit', (worker, code, signal) => {
     collector.forget(worker);
     if (stopping) {
-      if (code !== 0 && code !== null) exitCode = 1;
+      if (code !== 0 && code !== null && exitCode === 0) exitCode = 1;
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      return;
+    }
+    if (code === EXIT_CONFIGURATION) {
+      // Its settings were refused (a file they name, a key): another worker would be refused the same.
+      logger.fatal({ pid: worker.process.pid }, 'a worker process refused its configuration; stopping');
+      exitCode = EXIT_CONFIGURATION;
+      stop('SIGTERM');
       return;
     }
     const now = Date.now();
@@ -81,7 +89,9 @@ function superviseWorkers(serviceName: string, processes: number, logLevel: stri
     recentCrashes.push(now);
     const delay = Math.min(RESTART_CAP_MS, RESTART_BASE_MS * 2 ** (recentCrashes.length - 1));
     logger.error({ pid: worker.process.pid, code, signal, restartInMs: delay }, 'worker process exited; starting a new one');
-    setTimeout(() => stopping || fork(), delay).unref();
+    // Not unref'd: when every worker has died at once, this timer is all that keeps the supervisor
+    // alive to replace them (stop() exits by itself once the last worker is gone).
+    setTimeout(() => stopping || fork(), delay);
   });
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
