@@ -544,7 +544,7 @@ describe('contact-directory (running process, real Postgres and NATS)', () => {
         },
         (error: Error) => error,
       );
-      expect(failure.message).toMatch(/exited with 1[\s\S]*DIRECTORY_ADMIN_TOKEN/);
+      expect(failure.message).toMatch(/exited with 78[\s\S]*DIRECTORY_ADMIN_TOKEN: must be at least 32 characters/);
       expect(failure.message).not.toContain('short-but-secret');
     });
   });
