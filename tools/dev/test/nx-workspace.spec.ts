@@ -48,7 +48,9 @@ describe('nx affected', () => {
 
 describe('image input (nx run <app>:prune)', () => {
   beforeAll(() => {
-    nx('run-many', '-t', 'prune', '-p', 'offers-api', 'notification-service', 'portal', '--output-style=static');
+    // From the build `npm test` has made: building again would rewrite dist/ while the suites running
+    // beside this one start services from it.
+    nx('run-many', '-t', 'prune', '-p', 'offers-api', 'notification-service', 'portal', '--excludeTaskDependencies', '--output-style=static');
   });
   const input = (app: string) => join(root, 'dist/images', app);
   const manifest = (app: string) => JSON.parse(readFileSync(join(input(app), 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies?: object };
