@@ -14,7 +14,9 @@ import { eventually, freePort, startTestPlatform, type TestPlatform } from '@ava
  */
 const GUIDE = resolve(process.cwd(), 'docs/integrator-guide.md');
 const SECTION = '## From nothing to a verified webhook';
-const CLI = resolve(process.cwd(), 'tools/cli/bin/availability.mjs');
+// The built CLI that `npm run -s cli` runs. Not its wrapper: on a fresh build the wrapper builds
+// again, rewriting dist/ while the suites running beside this one start services from it.
+const CLI = resolve(process.cwd(), 'dist/tools/cli/src/main.js');
 
 interface Guide {
   receivers: Array<{ language: string; file: string; code: string }>;
