@@ -1,14 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { BusServiceConfig, developmentOnly, InProduction, IsHttpUrl, oneOf, required, unset } from '@availability/service-core';
-
-function isSmtpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
+import { BusServiceConfig, developmentOnly, InProduction, IsHttpUrl, isUrlWithHost, oneOf, required, unset } from '@availability/service-core';
 
 /** notification-service settings (on top of ServiceConfig); see apps/notification-service/README.md. */
 export class NotificationServiceConfig extends BusServiceConfig {
@@ -135,7 +126,7 @@ export class NotificationServiceConfig extends BusServiceConfig {
    * one that does not offer it is refused before any password is sent). smtp://127.0.0.1:2525 locally.
    */
   @IsString()
-  @ValidateBy({ name: 'an smtp:// or smtps:// URL naming its host', validator: { validate: (value: unknown) => isSmtpUrl(String(value)) } })
+  @ValidateBy({ name: 'an smtp:// or smtps:// URL naming its host', validator: { validate: (value: unknown) => isUrlWithHost(String(value), ['smtp:', 'smtps:']) } })
   SMTP_URL = 'smtp://127.0.0.1:2525';
 
   /**

@@ -1,19 +1,22 @@
 import { ValidateBy } from 'class-validator';
 
 /**
- * An http:// or https:// address that the URL parser reads, with a host: what every setting naming a
- * service, a page or a collector must be. A pattern alone lets through values the parser refuses
- * (`http://[`, `http://a:99999`), which would fail at the first request instead of at the start.
+ * Whether the URL parser reads `value` as an address of one of `protocols` (`'smtp:'`), naming a host.
+ * A pattern alone lets through values the parser refuses (`http://[`, `http://a:99999`), which would
+ * fail at the first connection instead of at the start.
  */
-export function isHttpUrl(value: string, { withoutQueryOrFragment = false } = {}): boolean {
-  if (!/^https?:\/\/\S+$/.test(value)) return false;
-  let url: URL;
+export function isUrlWithHost(value: string, protocols: string[]): boolean {
   try {
-    url = new URL(value);
+    const url = new URL(value);
+    return protocols.includes(url.protocol) && url.hostname !== '';
   } catch {
     return false;
   }
-  if (url.hostname === '') return false;
+}
+
+/** An http:// or https:// address with a host (isUrlWithHost): what every setting naming a service, a page or a collector must be. */
+export function isHttpUrl(value: string, { withoutQueryOrFragment = false } = {}): boolean {
+  if (!/^https?:\/\/\S+$/.test(value) || !isUrlWithHost(value, ['http:', 'https:'])) return false;
   return !withoutQueryOrFragment || !/[?#]/.test(value);
 }
 

@@ -6,7 +6,7 @@ import { type JsonNode, JsonArray, JsonObject, jsonPreview, jsonText, toNode } f
 export interface HostileMessage {
   subject: string;
   bytes: Uint8Array;
-  /** What was done to the valid event, for people reading a failure. */
+  /** What was done to the valid message, for people reading a failure. */
   description: string;
 }
 
