@@ -38,6 +38,11 @@ export class NodeProcess {
     throw new Error(`${script} did not start in time:\n${started.output}`);
   }
 
+  /** Its process id, to bill its CPU. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = once(this.child, 'exit');

@@ -14,6 +14,7 @@ import {
   type TestPlatformOptions,
   withoutRootCert,
 } from '@availability/testing';
+import { type BareAnswerPathCost, bareAnswerPathCost } from './bare-answer-path.js';
 import { bareHopCost, type HopCost } from './bare-hop.js';
 import { paced } from './paced.js';
 import { SteadyClient } from './steady-client.js';
@@ -186,6 +187,12 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
   // The yardstick: one bare HTTP hop at each rate, after the platform's windows, on the same machine.
   const hops = [await bareHopCost(settings.answerRate, settings.durationSeconds, signal), await bareHopCost(settings.busyAnswerRate, settings.durationSeconds, signal)];
   for (const hop of hops) if (hop) log(`  yardstick: one bare node:http hop at ${hop.rate}/s costs ${hopText(hop)}`);
+  // The second yardstick: the same path with nothing of the platform's own code on it, on the same servers.
+  const barePaths = [
+    await bareAnswerPathCost(settings.answerRate, settings.durationSeconds, signal, servers.options.adminDatabaseUrl),
+    await bareAnswerPathCost(settings.busyAnswerRate, settings.durationSeconds, signal, servers.options.adminDatabaseUrl),
+  ];
+  for (const bare of barePaths) if (bare) log(`  yardstick: the bare answer path at ${bare.rate}/s costs ${barePathText(bare)}`);
   log(`e-mails the mail server took (answer digests): ${mail.mails.length}`);
 
   const offersFig = summarise(offerLatencies);
@@ -197,7 +204,7 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
     },
     {
       name: `machine CPU per answer, the platform's processes (${steady.answers} answers at a steady ${steady.rate}/s)`,
-      detail: `${round3(steady.platformCpu)} ms (${steady.cpu ? formatCpu(steady.cpu) : 'not measured'}); target ≤ ${PLATFORM_TARGETS.cpuMsPerAnswer} ms; one bare HTTP hop at this rate: ${hops[0] ? hopText(hops[0]) : 'not measured'}`,
+      detail: `${round3(steady.platformCpu)} ms (${steady.cpu ? formatCpu(steady.cpu) : 'not measured'}); target ≤ ${PLATFORM_TARGETS.cpuMsPerAnswer} ms; one bare HTTP hop at this rate: ${hops[0] ? hopText(hops[0]) : 'not measured'}; the bare answer path at this rate: ${barePaths[0] ? `${barePathText(barePaths[0])}, the platform ${round3(steady.platformCpu / barePaths[0].totalMs)} times that` : 'not measured'}`,
       pass: steady.platformCpu <= PLATFORM_TARGETS.cpuMsPerAnswer,
     },
     {
@@ -207,7 +214,7 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
     },
     {
       name: `worker answer accepted → integrator received the webhook (${busy.answers} answers at a steady ${busy.rate}/s)`,
-      detail: `p50 ${busy.latency.p50} ms, p99 ${busy.latency.p99} ms, max ${busy.latency.max} ms; CPU per answer ${round3(busy.platformCpu)} ms; target p99 < ${PLATFORM_TARGETS.busyAnswerToWebhookP99Ms} ms`,
+      detail: `p50 ${busy.latency.p50} ms, p99 ${busy.latency.p99} ms, max ${busy.latency.max} ms; CPU per answer ${round3(busy.platformCpu)} ms (the bare answer path ${barePaths[1] ? `${barePaths[1].totalMs} ms` : 'not measured'}); target p99 < ${PLATFORM_TARGETS.busyAnswerToWebhookP99Ms} ms`,
       pass: busy.latency.complete && busy.latency.p99 < PLATFORM_TARGETS.busyAnswerToWebhookP99Ms,
     },
     {
@@ -260,6 +267,10 @@ async function startServers(servers: PlatformBenchSettings['servers'], defer: De
     // A relay as deployments have one: STARTTLS, then AUTH.
     mail: { tls: { certificate: certificates.localhost, mode: 'starttls' }, credentials: { user: 'platform', pass: 'bench-relay-password' } },
   };
+}
+
+function barePathText(bare: BareAnswerPathCost): string {
+  return `${bare.totalMs} ms of CPU (${Object.entries(bare.perProcess).map(([part, ms]) => `${part} ${ms}`).join(', ')})`;
 }
 
 function hopText(hop: HopCost): string {
