@@ -80,6 +80,18 @@ async function expectAnswerDelivered(offerId: string, workerIndex: number, offer
   expect(integrator.withId(delivered.webhookId).map((call) => call.verified)).toEqual([true, true]);
 }
 
+/**
+ * Waits for an instance's /health to answer `status`; if it never does, says how the instance ended
+ * and what it logged (an instance once stopped answering here in CI, and the cause was not seen).
+ */
+async function healthBecomes(instance: ServiceProcess, status: number, withinMs: number, what: string): Promise<void> {
+  try {
+    await eventually(async () => (await fetch(`${instance.url}/health`)).status === status, withinMs, `${instance.url} ${what}`);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\nexit: ${JSON.stringify(instance.exit ?? 'still running')}\nits log:\n${instance.logs().slice(-4_000)}`);
+  }
+}
+
 describe('PostgreSQL, NATS and Redis over TLS', () => {
   it('every service holds TLS connections to PostgreSQL; a connection without TLS is refused', async () => {
     const sessions = await queryDatabase<{ application_name: string; ssl: boolean }>(
@@ -124,9 +136,9 @@ describe('PostgreSQL, NATS and Redis over TLS', () => {
       await eventually(() => statuses.length >= 8, 10_000, 'reads under way');
       await postgres.shutDown();
       await eventually(() => [0, 1].every((instance) => statuses.some((entry) => entry.instance === instance && entry.status === 503)), 10_000, 'each instance answering 503 while the server is down');
-      const instances = [...SERVICES.map((app) => platform.url(app)), ...second.map((service) => service.url)];
+      const instances = [...SERVICES.map((app) => platform.services[app]), ...second];
       // Every instance, the second ones included, reports itself not ready while its database is gone.
-      for (const url of instances) await eventually(async () => (await fetch(`${url}/health`)).status === 503, 10_000, `${url} not ready`);
+      for (const instance of instances) await healthBecomes(instance, 503, 10_000, 'not ready');
       await postgres.startAgain();
       const countBefore = statuses.length;
       await eventually(() => [0, 1].every((instance) => statuses.slice(countBefore).some((entry) => entry.instance === instance && entry.status === 200)), 20_000, 'both instances serving again');
@@ -134,7 +146,7 @@ describe('PostgreSQL, NATS and Redis over TLS', () => {
       await Promise.all(readers);
       expect(statuses.filter((entry) => entry.status !== 200 && !(entry.status === 503 && entry.retryAfter === '1'))).toEqual([]);
       // And ready again: its database connections came back.
-      for (const url of instances) await eventually(async () => (await fetch(`${url}/health`)).status === 200, 20_000, `${url} ready again`);
+      for (const instance of instances) await healthBecomes(instance, 200, 20_000, 'ready again');
       await expectAnswerDelivered(offerId, 1);
       await expectAnswerDelivered(offerId, 2, secondOffersApi);
     } finally {
