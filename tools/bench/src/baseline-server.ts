@@ -3,6 +3,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { EventSubject, type OfferCreatedEvent, type OfferTimeSlot } from '@availability/contracts';
 import { INSERT_OFFER_SQL, insertOfferParams, type NewOffer, SELECT_OFFER_JSON_SQL } from '@availability/offers-api/sql';
+import { required } from './process-env.js';
 
 /**
  * The least a server can do for POST /offer and GET /offer/:id: Fastify + pg running offers-api's own
@@ -97,8 +98,3 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3999) });
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-}

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
-import { required, textOf } from './env.js';
+import { required, textOf } from '../process-env.js';
 
 /**
  * The least an answer service can do: `PUT /<offerId>/<workerId>` with `{"response": …}` → one

@@ -2,12 +2,12 @@ import { createServer } from 'node:http';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Agent, request } from 'undici';
-import { signV1 } from './signature.js';
-import { required } from './env.js';
+import { computeStandardWebhookSignature } from '@availability/webhook-signing';
+import { required } from '../process-env.js';
 
 /**
  * The least a dispatcher can do: each event from a durable JetStream consumer → one POST signed
- * Standard Webhooks `v1` (HMAC-SHA256) to the receiver over a kept-alive undici pool → acked once
+ * Standard Webhooks `v1` (HMAC-SHA256, by the platform's own signing function) to the receiver over a kept-alive undici pool → acked once
  * the receiver has answered. No attempt log, retries, endpoint state or framework.
  */
 const nats = await connect({ servers: required('NATS_URL') });
@@ -21,10 +21,10 @@ createServer((_request, response) => response.end('ok')).listen(Number(required(
 for await (const message of await consumer.consume({ max_messages: 100 })) {
   const body = message.string();
   const id = message.headers?.get('Nats-Msg-Id') ?? '';
-  const timestamp = String(Math.floor(Date.now() / 1000));
+  const unixSeconds = Math.floor(Date.now() / 1000);
   void request(target, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signV1(secret, id, timestamp, body) },
+    headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(unixSeconds), 'webhook-signature': `v1,${computeStandardWebhookSignature(secret, id, unixSeconds, body)}` },
     body,
     dispatcher: agent,
   })

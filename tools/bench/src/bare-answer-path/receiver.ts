@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import { signV1 } from './signature.js';
-import { required, textOf } from './env.js';
+import { computeStandardWebhookSignature } from '@availability/webhook-signing';
+import { required, textOf } from '../process-env.js';
 
 /**
- * The least an integrator can do: check the `v1` signature over the raw body, answer 204 (401 when it
+ * The least an integrator can do: check the `v1` signature over the raw body (the platform's own
+ * signing function, so both sides pay the same for an HMAC), answer 204 (401 when it
  * does not match). `GET /received` says how many verified webhooks arrived.
  */
 const secret = required('SECRET');
@@ -14,7 +15,7 @@ createServer((request, response) => {
   void textOf(request).then((body) => {
     if (request.method === 'GET') return response.end(String(received));
     const header = (name: string) => String(request.headers[name] ?? '');
-    const expected = Buffer.from(signV1(secret, header('webhook-id'), header('webhook-timestamp'), body));
+    const expected = Buffer.from(`v1,${computeStandardWebhookSignature(secret, header('webhook-id'), Number(header('webhook-timestamp')), body)}`);
     const given = Buffer.from(header('webhook-signature'));
     const valid = given.length === expected.length && timingSafeEqual(given, expected);
     if (valid) received += 1;

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
+/** A setting the benchmark gave this process; its absence is the benchmark's mistake. */
 export function required(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set`);
