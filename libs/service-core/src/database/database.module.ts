@@ -6,6 +6,7 @@ import { caFileOf } from '../config/ca-file.js';
 import { ConfigValidationError } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service.config.js';
 import { isDatabaseUnavailable, isUntrustedDatabase } from './database-unavailable.js';
+import { PooledClient } from './pooled-client.js';
 
 type DatabaseSettings = Pick<ServiceConfig, 'DATABASE_URL' | 'DATABASE_CA_FILE' | 'DATABASE_POOL_SIZE' | 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_QUERY_TIMEOUT_MS'>;
 
@@ -61,6 +62,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     synchronize: false,
     logging: false,
     extra: {
+      Client: PooledClient,
       max: options.poolSize,
       application_name: options.applicationName,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
