@@ -81,17 +81,16 @@ async function offerCount(): Promise<number> {
 }
 
 /**
- * Until offers-api and the dispatcher serve again: an answer made now reaches the integrator once. A
- * client told 503 with Retry-After tries again, and so does the answer here: in CI an answer right
- * after the first accepted offer was once told 503, after a partition healed (its cause not traced).
- * The same answer again makes no second webhook.
+ * Until offers-api and the dispatcher serve again: once an offer is accepted, an answer is accepted at
+ * its first try (no connection that lived through the outage is given out again) and reaches the
+ * integrator once.
  */
 async function expectServingAgain(): Promise<void> {
   const offerId = await eventually(async () => {
     const created = await sender.createOffer(offerBody(agency.user.id, agency.workers.map((w) => w.id)));
     return created.status === 201 && created.text;
   }, 20_000, 'an offer accepted again');
-  await eventually(async () => (await worker(0).answer(offerId, 'applied')).status === 200, 20_000, 'the answer accepted');
+  expect((await worker(0).answer(offerId, 'applied')).status).toBe(200);
   await eventually(() => answersAbout(offerId).length === 1, 30_000, 'the answer’s webhook');
   await sleep(1_000);
   expect(answersAbout(offerId)).toHaveLength(1);
@@ -110,9 +109,9 @@ describe('PostgreSQL going away under the running platform', () => {
           () => worker(1).answer(offerId, 'applied'),
           () => sender.withdraw(offerId),
         ],
-        // Refused connections fail at once (about 0.2 s here); a statement the restart caught mid-way
-        // answers by its time limit. Measured in CI beside another suite: 2.04 s.
-        QUERY_TIMEOUT_MS + CONNECT_TIMEOUT_MS + 2_000,
+        // Refused connections fail at once; what waits, waits no longer than the configured timeouts:
+        // for a connection, then for the statement's answer.
+        CONNECT_TIMEOUT_MS + QUERY_TIMEOUT_MS,
       );
       const health = await fetch(`${platform.url('offers-api')}/health`);
       expect([health.status, health.headers.get('retry-after'), (await health.json()) as unknown]).toEqual([
@@ -135,7 +134,7 @@ describe('PostgreSQL going away under the running platform', () => {
       // The pool's open connections wait for the statement's answer, new ones for the server's greeting.
       await expectUnavailable(
         [() => sender.getOffer(offerId), () => worker(2).answer(offerId, 'rejected'), () => sender.createOffer(offerBody(agency.user.id, [agency.workers[0].id]))],
-        QUERY_TIMEOUT_MS + CONNECT_TIMEOUT_MS + 2_000,
+        CONNECT_TIMEOUT_MS + QUERY_TIMEOUT_MS,
       );
     } finally {
       proxy.heal();
