@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { ensureEventStream } from '@availability/messaging';
+import { eventually } from './service-process.js';
 import { startTestNatsCluster, type TestNatsCluster } from './test-nats-cluster.js';
 
 /**
@@ -34,7 +35,9 @@ describe('startTestNatsCluster', () => {
         authenticator: nkeyAuthenticator(new TextEncoder().encode(cluster.credentials.services['contact-directory'].seed)),
         inboxPrefix: `_INBOX.${namespace.subjectPrefix}contact-directory`,
       });
-      expect(await cluster.clientNames(cluster.nodes.indexOf(node))).toContain('contact-directory');
+      // The node that took the connection names it, and its monitoring lists it; under load the list was once read before it showed the connection.
+      expect(asService.info?.server_name).toBe(node.name);
+      await eventually(async () => (await cluster.clientNames(cluster.nodes.indexOf(node))).includes('contact-directory'), 10_000, `contact-directory listed by ${node.name}`);
       await asService.close();
     }
   });
