@@ -43,7 +43,8 @@ export class ServerProcess {
     const child = spawn(options.binary, options.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false, ...options.user });
     const server = new ServerProcess(child, options.onLog);
     const failedToSpawn = once(child, 'error').then(([error]) => error as Error);
-    const deadline = Date.now() + 10_000;
+    // A guard against a server that hangs, not a measure: busy cores slow a start many times over.
+    const deadline = Date.now() + 60_000;
     while (!options.readyWhen.test(server.output)) {
       const failed = await Promise.race([failedToSpawn, sleep(20).then(() => undefined)]);
       if (failed) throw new Error(`cannot run ${options.binary} (${options.installHint}): ${failed.message}`);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { testBusEnv } from './test-nats-server.js';
@@ -11,6 +12,10 @@ export interface ServiceProcessOptions {
   app: string;
   port: number;
   env: Record<string, string>;
+  /**
+   * A guard against a start that hangs, not a measure of speed: a machine whose cores are busy with
+   * other suites starts a service in many times its quiet time. Default 120 s.
+   */
   startTimeoutMs?: number;
 }
 
@@ -53,7 +58,8 @@ export class ServiceProcess {
     this.child = child;
     child.stdout?.on('data', (chunk: Buffer) => this.remember(chunk));
     child.stderr?.on('data', (chunk: Buffer) => this.remember(chunk));
-    const deadline = Date.now() + (this.options.startTimeoutMs ?? 30_000);
+    const started = Date.now();
+    const deadline = started + (this.options.startTimeoutMs ?? 120_000);
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`${this.options.app} exited with ${child.exitCode}:\n${this.logs()}`);
       try {
@@ -64,8 +70,10 @@ export class ServiceProcess {
       }
       await sleep(100);
     }
+    const cpu = cpuSecondsOf(child.pid);
     this.child.kill('SIGKILL');
-    throw new Error(`${this.options.app} did not start in time:\n${this.logs()}`);
+    // Its CPU time tells a hang (a fraction of a second) from a start starved of CPU (seconds).
+    throw new Error(`${this.options.app} did not start in ${Math.round((Date.now() - started) / 1000)} s (${cpu ?? '?'} s of CPU of its own):\n${this.logs()}`);
   }
 
   /** Graceful stop (SIGTERM), as an orchestrator would. */
@@ -110,6 +118,17 @@ export class ServiceProcess {
   private remember(chunk: Buffer): void {
     this.output.push(chunk.toString());
     if (this.output.length > 2000) this.output.splice(0, 1000);
+  }
+}
+
+/** User + system CPU seconds a process has used, from /proc (Linux); undefined where it cannot be read. */
+function cpuSecondsOf(pid: number | undefined): string | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) / 100).toFixed(1);
+  } catch {
+    return undefined;
   }
 }
 

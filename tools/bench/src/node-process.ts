@@ -21,7 +21,7 @@ export class NodeProcess {
   }
 
   /** `script` is relative to the repository root, e.g. `dist/tools/bench/src/baseline-server.js`. */
-  static async start(script: string, env: Record<string, string>, startTimeoutMs = 15_000): Promise<NodeProcess> {
+  static async start(script: string, env: Record<string, string>, startTimeoutMs = 60_000): Promise<NodeProcess> {
     const port = await freePort();
     const child = spawn(process.execPath, [resolve(process.cwd(), script)], {
       env: { ...process.env, ...env, PORT: String(port) },

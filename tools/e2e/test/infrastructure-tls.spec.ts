@@ -162,7 +162,7 @@ describe('PostgreSQL, NATS and Redis over TLS', () => {
         { name: 'NATS', env: { NATS_CA_FILE: stranger.caFile } },
       ];
       for (const attempt of attempts) {
-        const service = new ServiceProcess({ app: 'offers-api', port: await freePort(), env: { ...platform.env, ...attempt.env }, startTimeoutMs: 20_000 });
+        const service = new ServiceProcess({ app: 'offers-api', port: await freePort(), env: { ...platform.env, ...attempt.env } });
         const failure = await service.start().then(
           () => undefined,
           (error: Error) => error.message,

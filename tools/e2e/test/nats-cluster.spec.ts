@@ -114,7 +114,7 @@ const survivorsOf = () => Object.fromEntries(APPS.map((app) => [app, instances[a
 const currentRuns = (app: App) => instances[app].map((instance) => runs.get(instance) as Run);
 
 async function startInstance(app: App): Promise<ServiceProcess> {
-  const instance = await ServiceProcess.start({ app, port: await freePort(), env: platform.env, startTimeoutMs: 60_000 });
+  const instance = await ServiceProcess.start({ app, port: await freePort(), env: platform.env });
   runs.set(instance, { instance, number: 1 });
   return instance;
 }
