@@ -23,5 +23,9 @@ export default {
   // .stryker-tmp holds the copies of the repository mutation testing works in (stryker.config.mjs).
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.stryker-tmp/'],
   testTimeout: 120_000,
+  // A worker reads the end message only once it is idle; on a busy machine that came more than Jest's
+  // default 500 ms after it was sent (then "failed to exit gracefully"), and once read it exited within
+  // 20 ms. A handle left open holds a worker far longer and is still reported.
+  workerGracefulExitTimeout: 10_000,
   setupFiles: ['reflect-metadata'],
 };
