@@ -160,26 +160,33 @@ describe('the portal in the browser', () => {
     integratorPage = await signIn(context, 'ines@tidewater.example', 'portal');
     await integratorPage.getByRole('heading', { name: 'Offers' }).waitFor();
     await integratorPage.getByText('Tidewater Integrations').waitFor();
-    const session = (await context.cookies()).find((cookie) => cookie.name === 'portal_session');
-    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
-    // The page never holds the token.
+    // A __Host- cookie, kept by the browser over http://localhost as over https: Secure, for this host (no Domain) and Path=/.
+    const session = (await context.cookies()).find((cookie) => cookie.name === '__Host-portal_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: true, path: '/', domain: 'localhost' });
+    // The page never holds the token, and the cookie holds only the session's id.
     expect(await integratorPage.evaluate('document.cookie')).toBe('');
+    expect(decodeURIComponent(session?.value ?? '')).toMatch(/^[A-Za-z0-9_-]{43}\.[A-Za-z0-9+/]{43}$/);
 
     // The cookie acts only for the portal's own pages: the same call from another site's page is refused.
-    const cookie = `portal_session=${session?.value}`;
+    const cookie = `__Host-portal_session=${session?.value}`;
     const fromElsewhere = await request(portal.url, 'PUT', '/api/directory/portal/company-profile/suggestions', { body: { enabled: true }, headers: { cookie, origin: 'https://elsewhere.example' } });
     expect([fromElsewhere.status, (fromElsewhere.json as { type: string }).type]).toEqual([403, expect.stringMatching(/cross-site-request$/)]);
     expect((await request(portal.url, 'GET', '/api/directory/portal/company-profile')).status).toBe(401);
     expect((await request(portal.url, 'GET', '/api/webhooks/admin/deliveries', { headers: { cookie } })).status).toBe(404);
 
-    // Signing out ends the session everywhere: the token is revoked, not just the cookie dropped.
+    // Signing out ends the session everywhere: a copy of the cookie kept from before is signed out too.
     const other = await browser.newContext();
     const second = await signIn(other, 'ines@tidewater.example', 'portal');
     await second.getByRole('heading', { name: 'Offers' }).waitFor();
-    const secondCookie = `portal_session=${(await other.cookies()).find((c) => c.name === 'portal_session')?.value}`;
+    const secondCookie = `__Host-portal_session=${(await other.cookies()).find((c) => c.name === '__Host-portal_session')?.value}`;
+    expect((await request(portal.url, 'GET', '/session', { headers: { cookie: secondCookie } })).status).toBe(200);
     await second.getByRole('button', { name: 'Sign out' }).click();
     await second.getByRole('heading', { name: 'Sign in to the portal' }).waitFor();
-    await eventually(async () => (await request(portal.url, 'GET', '/api/offers/portal/offers', { headers: { cookie: secondCookie } })).status === 401, 10_000, 'the signed-out token refused');
+    expect(await other.cookies()).toEqual([]);
+    expect((await request(portal.url, 'GET', '/session', { headers: { cookie: secondCookie } })).status).toBe(401);
+    expect((await request(portal.url, 'GET', '/api/offers/portal/offers', { headers: { cookie: secondCookie } })).status).toBe(401);
+    // The first browser's session is its own, and lives on.
+    expect((await request(portal.url, 'GET', '/session', { headers: { cookie } })).status).toBe(200);
     await other.close();
   });
 

@@ -80,7 +80,7 @@ const cases: Array<{ app: string; env: Record<string, string>; offending: string
   },
   {
     app: 'portal',
-    env: { PORTAL_URL: 'http://portal.example', PORTAL_COOKIE_SECRET: 'dev-portal-cookie-secret-0123456789', METRICS_TOKEN: STRONG },
+    env: { PORTAL_URL: 'http://portal.example', PORTAL_COOKIE_SECRET: 'dev-portal-cookie-secret-0123456789', PORTAL_COOKIE_SECURE: 'false', METRICS_TOKEN: STRONG },
     offending: ['PORTAL_URL', 'PORTAL_COOKIE_SECRET', 'PORTAL_COOKIE_SECURE'],
     secrets: ['dev-portal-cookie-secret-0123456789'],
   },

@@ -44,7 +44,7 @@ export async function installApiProxy(fastify: FastifyInstance, config: PortalCo
       prefix,
       undici: { headersTimeout: UPSTREAM_TIMEOUT_MS, bodyTimeout: UPSTREAM_TIMEOUT_MS },
       preHandler: async (request: ProxiedRequest) => {
-        const session = cookie.require(request);
+        const session = await cookie.require(request);
         const path = request.url.slice(prefix.length).split('?', 1)[0] ?? '';
         if (!mayCall(session.person.kind, path)) throw ProblemException.notFound('That page of the portal');
         request.portalSession = session;

@@ -17,10 +17,15 @@ describe('PortalConfig', () => {
   });
 
   it('refuses to start in production with anything made for development, naming every setting', () => {
-    const start = () => loadConfig(PortalConfig, { NODE_ENV: 'production', METRICS_TOKEN: REAL.METRICS_TOKEN });
+    const start = () => loadConfig(PortalConfig, { NODE_ENV: 'production', METRICS_TOKEN: REAL.METRICS_TOKEN, PORTAL_COOKIE_SECURE: 'false' });
     expect(start).toThrow(/PORTAL_URL: must be an https:\/\/ address/);
     expect(start).toThrow(/PORTAL_COOKIE_SECRET: must not be the development default/);
     expect(start).toThrow(/PORTAL_COOKIE_SECURE: must be on/);
+  });
+
+  it('sets the __Host- cookie (Secure) unless told otherwise, in development too', () => {
+    expect(loadConfig(PortalConfig, {}).PORTAL_COOKIE_SECURE).toBe(true);
+    expect(loadConfig(PortalConfig, { NODE_ENV: 'production', ...REAL, PORTAL_COOKIE_SECURE: undefined }).PORTAL_COOKIE_SECURE).toBe(true);
   });
 
   it('never shows the secret it refuses', () => {

@@ -29,17 +29,21 @@ export class PortalConfig extends ServiceConfig {
   WEBHOOK_DISPATCHER_URL = 'http://127.0.0.1:3003';
 
   /**
-   * Signs the session cookie, so the signed-in person shown by the portal cannot be edited in the
-   * browser (the token inside is checked by the services on every call anyway). Never logged.
+   * Signs the session cookie, so a cookie the portal did not set is refused before the session store
+   * is asked. The cookie holds only a random session id; a new secret signs everyone out. Never logged.
    */
   @IsString()
   @InProduction(realSecret('dev-portal-cookie-secret-0123456789'))
   PORTAL_COOKIE_SECRET = 'dev-portal-cookie-secret-0123456789';
 
-  /** `Secure` on the session cookie: browsers then send it over https only. Always on in production. */
+  /**
+   * On: the session cookie is `__Host-portal_session`, Secure (browsers then send it over https only,
+   * and keep it from http://localhost too). Off: `portal_session` without Secure, for development over
+   * plain http at an address other than localhost. Always on in production.
+   */
   @IsBoolean()
   @InProduction((value) => (value === true ? undefined : 'must be on (cookies over https only)'))
-  PORTAL_COOKIE_SECURE = false;
+  PORTAL_COOKIE_SECURE = true;
 
   /** Where the built web application is (defaults to the build next to this service). */
   @IsString()

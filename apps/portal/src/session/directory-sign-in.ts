@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { SignInSessionView } from '@availability/contracts';
 import { type HttpResult, request } from '@availability/platform-client';
 import { type FieldErrors, ProblemException } from '@availability/service-core';
@@ -9,10 +9,12 @@ const DIRECTORY_TIMEOUT_MS = 5_000;
 
 /**
  * Sign-in, as contact-directory runs it: links e-mailed to a person, a code redeemed for a session
- * token, and the token revoked at sign-out. The portal adds only the cookie.
+ * token, and the token revoked at sign-out. The portal keeps the session and sets the cookie.
  */
 @Injectable()
 export class DirectorySignIn {
+  private readonly logger = new Logger('DirectorySignIn');
+
   constructor(private readonly config: PortalConfig) {}
 
   /**
@@ -28,10 +30,18 @@ export class DirectorySignIn {
     return { token: session.token, person: personOf(session) };
   }
 
+  /**
+   * Revokes the token at the directory, or leaves it to expire when the directory cannot be told now:
+   * the portal calls this once it holds the token nowhere any more. Never logs the token.
+   */
   async revoke(token: string): Promise<void> {
-    const result = await this.call('DELETE', '/sign-in/session', { headers: { authorization: `Bearer ${token}` } });
-    // Already revoked or expired: signing out still succeeds.
-    if (result.status !== 204 && result.status !== 401) expectOk(result, 204);
+    try {
+      const result = await this.call('DELETE', '/sign-in/session', { headers: { authorization: `Bearer ${token}` } });
+      // Already revoked or expired: nothing more to do.
+      if (result.status !== 204 && result.status !== 401) expectOk(result, 204);
+    } catch (error) {
+      this.logger.warn(`a token given up by the portal could not be revoked at the directory, and expires on its own: ${(error as Error).message}`);
+    }
   }
 
   private async call<T>(method: string, path: string, options: Parameters<typeof request>[3]): Promise<HttpResult<T>> {

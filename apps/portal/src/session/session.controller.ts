@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DirectorySignIn } from './directory-sign-in.js';
+import { PortalSignIn } from './portal-sign-in.js';
 import { SessionCookie } from './session-cookie.js';
 import { SignedInPersonView, SignInLinkAccepted, SignInLinkRequest, SignInWithCode } from './session.dto.js';
 
@@ -10,6 +11,7 @@ import { SignedInPersonView, SignInLinkAccepted, SignInLinkRequest, SignInWithCo
 export class SessionController {
   constructor(
     private readonly directory: DirectorySignIn,
+    private readonly sessions: PortalSignIn,
     private readonly cookie: SessionCookie,
   ) {}
 
@@ -23,28 +25,27 @@ export class SessionController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Sign in with the code from an e-mailed link', description: 'Sets the session cookie.' })
+  @ApiOperation({ summary: 'Sign in with the code from an e-mailed link', description: 'Sets the session cookie, and ends the session the browser had before.' })
   @ApiCreatedResponse({ type: SignedInPersonView })
-  async signIn(@Body() body: SignInWithCode, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedInPersonView> {
-    const session = await this.directory.redeem(body.code);
-    this.cookie.set(reply, session);
-    return session.person;
+  async signIn(@Body() body: SignInWithCode, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedInPersonView> {
+    const { id, person } = await this.sessions.signIn(body.code, this.cookie.idOf(request));
+    this.cookie.set(reply, id, person.expiresAt);
+    return person;
   }
 
   @Get()
   @ApiOperation({ summary: 'Who is signed in' })
   @ApiOkResponse({ type: SignedInPersonView })
-  whoIsSignedIn(@Req() request: FastifyRequest): SignedInPersonView {
-    return this.cookie.require(request).person;
+  async whoIsSignedIn(@Req() request: FastifyRequest): Promise<SignedInPersonView> {
+    return (await this.cookie.require(request)).person;
   }
 
   @Delete()
   @HttpCode(204)
-  @ApiOperation({ summary: 'Sign out', description: 'Revokes the session’s token and clears the cookie.' })
+  @ApiOperation({ summary: 'Sign out', description: 'Ends the session, for every copy of its cookie, revokes its token and clears the cookie.' })
   @ApiNoContentResponse()
   async signOut(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
-    const session = this.cookie.read(request);
-    if (session) await this.directory.revoke(session.token);
+    await this.sessions.signOut(this.cookie.idOf(request));
     this.cookie.clear(reply);
   }
 }

@@ -76,6 +76,7 @@ describe('portalViolations', () => {
     worker: 'worker-cookie',
     otherAdmin: 'other-cookie',
     revoked: 'revoked-cookie',
+    liveToken: 'put_live',
     spare: [],
     kinds: new Map([
       ['admin-cookie', 'portal-user'],
@@ -85,8 +86,8 @@ describe('portalViolations', () => {
   const world = { portal } as FuzzWorld;
   const ok = { status: 200, headers: {}, text: '{}', ms: 1 };
   const through = (method: string, path: string, headers: FuzzRequest['headers']): FuzzRequest => ({ app: 'portal', operation: 'ANY /api/{service}/{path}', method, path, headers });
-  const asAdmin = { cookie: 'portal_session=admin-cookie', origin: portal.origin };
-  const asWorker = { cookie: 'portal_session=worker-cookie', origin: portal.origin };
+  const asAdmin = { cookie: '__Host-portal_session=admin-cookie', origin: portal.origin };
+  const asWorker = { cookie: '__Host-portal_session=worker-cookie', origin: portal.origin };
 
   it('accepts a session reaching its own area by a plain path, from the portal’s origin', () => {
     expect(portalViolations(world, through('GET', '/api/offers/portal/offers?limit=1', asAdmin), ok)).toEqual([]);
@@ -107,11 +108,20 @@ describe('portalViolations', () => {
       ['/api/directory/portal/', asAdmin],
       ['/api/Directory/portal/company-profile', asAdmin],
       ['/api/__proto__/portal/company-profile', asAdmin],
-      ['/api/directory/portal/company-profile', { cookie: 'portal_session=revoked-cookie', origin: portal.origin }],
+      ['/api/directory/portal/company-profile', { cookie: '__Host-portal_session=revoked-cookie', origin: portal.origin }],
       ['/api/directory/portal/company-profile', { origin: portal.origin }],
     ] as const) {
       expect({ path, violations: portalViolations(world, through('GET', path, headers), ok) }).toEqual({ path, violations: [expect.stringMatching(/through the portal/)] });
     }
+  });
+
+  it('flags GET /session naming someone without a live session', () => {
+    for (const headers of [{ cookie: '__Host-portal_session=revoked-cookie' }, { cookie: 'portal_session=admin-cookie' }, {}] as Array<Record<string, string>>) {
+      expect(portalViolations(world, through('GET', '/session', headers), ok)).toEqual([expect.stringMatching(/\/session with no live session/)]);
+    }
+    expect(portalViolations(world, through('HEAD', '/session?x=1', {}), ok)).toEqual([expect.stringMatching(/no live session/)]);
+    expect(portalViolations(world, through('GET', '/session', { cookie: asAdmin.cookie }), ok)).toEqual([]);
+    expect(portalViolations(world, through('GET', '/session', {}), { ...ok, status: 401 })).toEqual([]);
   });
 
   it('flags a change accepted from another origin, or with neither Origin nor Sec-Fetch-Site', () => {

@@ -108,7 +108,7 @@ export function apiVersionViolations(request: FuzzRequest, outcome: FuzzOutcome)
  * The portal acts for the session its cookie carries, so: a request that changes something is never
  * accepted unless it comes from the portal's own origin (CSRF), and through `/api/<service>/…` a
  * session reaches only its own area (portal users `/portal/…`, workers `/worker/…`) by a plain path,
- * and nothing without a live session.
+ * and nothing without a live session; nor does `GET /session` name anyone without one.
  */
 export function portalViolations(world: FuzzWorld, request: FuzzRequest, outcome: FuzzOutcome): string[] {
   if (request.app !== 'portal' || !isResponse(outcome) || outcome.status < 200 || outcome.status >= 300) return [];
@@ -117,6 +117,10 @@ export function portalViolations(world: FuzzWorld, request: FuzzRequest, outcome
     violations.push(`HTTP ${outcome.status} to a ${request.method} that does not come from the portal's origin`);
   }
   const kinds = sessionKinds(world.portal, request.headers);
+  // Who is signed in: nobody, for a cookie signed out, forged or absent (a signed-out one once said otherwise).
+  if (/^\/session(\?|$)/.test(request.path) && ['GET', 'HEAD'].includes(request.method.toUpperCase()) && kinds.size === 0) {
+    violations.push(`HTTP ${outcome.status} to ${request.method} /session with no live session`);
+  }
   if (!inSessionArea(request.path, kinds)) {
     const who = kinds.size === 0 ? 'no live session' : `a ${[...kinds].join(' and ')} session`;
     violations.push(`HTTP ${outcome.status} through the portal to ${request.path.split('?')[0].slice(0, 200)} with ${who}`);

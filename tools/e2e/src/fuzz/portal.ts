@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { PORTAL_UPSTREAMS, type PortalPersonKind, type PortalSessions } from './world.js';
 
 type Headers = Record<string, string | string[]>;
@@ -7,7 +7,10 @@ const SAFE_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 /** Characters of a path the portal forwards (its own rule, apps/portal/src/api-proxy/upstream-paths.ts). */
 const PLAIN_PATH = /^\/[A-Za-z0-9\-_~/]*$/;
 
-export const sessionCookie = (value: string) => `portal_session=${value}`;
+/** The portal's session cookie (apps/portal/src/session/session-cookie.ts): a signed random session id. */
+export const SESSION_COOKIE = '__Host-portal_session';
+
+export const sessionCookie = (value: string) => `${SESSION_COOKIE}=${value}`;
 
 /** The header a browser on one of the portal's pages adds to a request that changes something. */
 export function sameOriginHeaders(portal: PortalSessions): Headers[] {
@@ -40,42 +43,42 @@ export function crossSiteHeaders(portal: PortalSessions): Headers[] {
 
 /**
  * Cookies that are not a live session of the seeded people: signed out, unsigned, signed with another
- * secret, tampered with, and (signed with the portal's own secret, as only the portal could) expired,
- * of the wrong shape or claiming another kind of person; and what a careless client writes.
+ * secret, tampered with; signed with the portal's own secret (as only the portal could sign them) yet
+ * an id it never gave, of the wrong shape, or a live token itself; the cookie as it once was (the
+ * session, token and all, signed), under its old name or the new; the live id under the name without
+ * `__Host-` or re-cased; and what a careless client writes.
  */
 export function forgedCookies(portal: PortalSessions): Array<string | string[]> {
   const sign = (value: string, secret: string) => `${value}.${createHmac('sha256', secret).update(value).digest('base64').replace(/=/g, '')}`;
-  const cookie = (value: string) => sessionCookie(encodeURIComponent(value));
+  const cookie = (value: string, name = SESSION_COOKIE) => `${name}=${encodeURIComponent(value)}`;
+  const genuine = (value: string, name = SESSION_COOKIE) => cookie(sign(value, portal.cookieSecret), name);
   const signed = decodeURIComponent(portal.homeAdmin);
-  const payload = signed.slice(0, signed.lastIndexOf('.'));
-  const session = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { token: string; person: Record<string, unknown> };
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-  const genuine = (value: unknown) => cookie(sign(encode(value), portal.cookieSecret));
-  const flipped = `${payload.slice(0, 10)}${payload[10] === 'A' ? 'B' : 'A'}${payload.slice(11)}`;
+  const id = signed.slice(0, signed.lastIndexOf('.'));
+  const flipped = `${id.slice(0, 10)}${id[10] === 'A' ? 'B' : 'A'}${id.slice(11)}`;
+  const asItWas = Buffer.from(JSON.stringify({ token: portal.liveToken, person: { kind: 'portal-user', id: 'u', name: 'n', expiresAt: '2999-01-01T00:00:00.000Z' } }), 'utf8').toString('base64url');
   return [
     sessionCookie(portal.revoked),
-    cookie(payload),
-    cookie(sign(payload, 'some-other-secret-0123456789')),
-    cookie(`${flipped}${signed.slice(payload.length)}`),
+    cookie(id),
+    cookie(sign(id, 'some-other-secret-0123456789')),
+    cookie(`${flipped}${signed.slice(id.length)}`),
     sessionCookie(`${portal.homeAdmin}x`),
-    genuine({ ...session, person: { ...session.person, expiresAt: '2001-01-01T00:00:00.000Z' } }),
-    genuine({ ...session, person: { ...session.person, kind: 'worker' } }),
-    genuine({ token: `put_${'A'.repeat(43)}`, person: session.person }),
-    genuine({ token: `wkt_${'A'.repeat(43)}`, person: { ...session.person, kind: 'worker' } }),
-    genuine({ ...session, person: null }),
-    genuine({ ...session, person: { ...session.person, expiresAt: 'never' } }),
-    genuine({ __proto__: { token: session.token }, person: session.person }),
-    genuine([session]),
-    genuine(null),
-    cookie(sign('not base64 json', portal.cookieSecret)),
-    cookie(sign('x'.repeat(4_000), portal.cookieSecret)),
-    'portal_session=',
-    'portal_session',
-    'portal_session=%',
-    'portal_session=%E0%A4%A',
-    `PORTAL_SESSION=${portal.homeAdmin}`,
-    `portal_session=${'a'.repeat(5_000)}`,
-    `portal_session=${portal.revoked}; portal_session=${portal.homeAdmin}`,
+    genuine(randomBytes(32).toString('base64url')),
+    genuine(id.slice(1)),
+    genuine(`${id}A`),
+    genuine(portal.liveToken),
+    genuine(asItWas),
+    genuine(asItWas, 'portal_session'),
+    genuine('not base64 json'),
+    genuine('x'.repeat(4_000)),
+    `portal_session=${portal.homeAdmin}`,
+    `__host-portal_session=${portal.homeAdmin}`,
+    `__Host-Portal_Session=${portal.homeAdmin}`,
+    `${SESSION_COOKIE}=`,
+    SESSION_COOKIE,
+    `${SESSION_COOKIE}=%`,
+    `${SESSION_COOKIE}=%E0%A4%A`,
+    `${SESSION_COOKIE}=${'a'.repeat(5_000)}`,
+    `${SESSION_COOKIE}=${portal.revoked}; ${SESSION_COOKIE}=${portal.homeAdmin}`,
     [sessionCookie(portal.revoked), sessionCookie(portal.homeAdmin)],
   ];
 }
@@ -91,7 +94,7 @@ export function sessionKinds(portal: PortalSessions, headers: Record<string, str
   for (const header of headerValues(headers, 'cookie')) {
     for (const pair of header.split(';')) {
       const [name, ...value] = pair.trim().split('=');
-      const kind = name === 'portal_session' ? portal.kinds.get(value.join('=')) : undefined;
+      const kind = name === SESSION_COOKIE ? portal.kinds.get(value.join('=')) : undefined;
       if (kind) kinds.add(kind);
     }
   }

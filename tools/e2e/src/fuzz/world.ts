@@ -52,13 +52,13 @@ export interface Tenant {
 export type PortalPersonKind = 'portal-user' | 'worker';
 
 /**
- * Portal session cookies (`portal_session` values as the portal set them, signed), each from a
- * sign-in by e-mailed link through the portal, as a person signs in.
+ * Portal session cookies (`__Host-portal_session` values as the portal set them: a session id and its
+ * signature), each from a sign-in by e-mailed link through the portal, as a person signs in.
  */
 export interface PortalSessions {
   /** The portal's origin: a request that changes something must carry it as `Origin`. */
   origin: string;
-  /** The secret the portal signs cookies with; the fuzzer uses it only to forge hostile cookies. */
+  /** The secret the portal signs session ids with; the fuzzer uses it only to forge hostile cookies. */
   cookieSecret: string;
   homeAdmin: string;
   homeMember: string;
@@ -66,8 +66,10 @@ export interface PortalSessions {
   worker: string;
   /** The other organisation's admin: must never reach the home organisation's offers or deliveries. */
   otherAdmin: string;
-  /** A home member's session that was signed out (its token revoked). */
+  /** A home member's session that was signed out (its session ended, its token revoked). */
   revoked: string;
+  /** A live portal-user token (the home admin's, issued by an operator): a cookie carrying it, as cookies once did, must sign nobody in. */
+  liveToken: string;
   /** Sessions DELETE /session may sign out without locking the fuzzer out. */
   spare: string[];
   /** The kind of person each live cookie signs in (spare ones included until signed out). */
@@ -235,8 +237,8 @@ async function seedPortalSessions(portal: string, origin: string, mail: SmtpSink
     const code = /\/sign-in#code=([A-Za-z0-9_-]+)/.exec(text)?.[1];
     if (!code) throw new Error(`no sign-in link in the e-mail to ${email}:\n${text}`);
     const session = expectStatus(await request(portal, 'POST', '/session', { body: { code }, headers: { origin } }), 201);
-    const cookie = session.headers.getSetCookie().map((header) => /^portal_session=([^;]+)/.exec(header)?.[1]).find(Boolean);
-    if (!cookie) throw new Error(`POST /session set no portal_session cookie for ${email}`);
+    const cookie = session.headers.getSetCookie().map((header) => /^__Host-portal_session=([^;]+)/.exec(header)?.[1]).find(Boolean);
+    if (!cookie) throw new Error(`POST /session set no __Host-portal_session cookie for ${email}`);
     return cookie;
   };
   const address = (tenant: Tenant, who: string) => `${who}@${tenant.organisationId.slice(0, 8)}.example`;
@@ -248,7 +250,7 @@ async function seedPortalSessions(portal: string, origin: string, mail: SmtpSink
     (async () => [await signIn(address(home, 'worker3'), 'worker')])(),
     (async () => [await signIn(address(other, 'admin'), 'portal')])(),
   ]);
-  expectStatus(await request(portal, 'DELETE', '/session', { headers: { cookie: `portal_session=${revoked}`, origin } }), 204);
+  expectStatus(await request(portal, 'DELETE', '/session', { headers: { cookie: `__Host-portal_session=${revoked}`, origin } }), 204);
   const kinds = new Map<string, PortalPersonKind>([
     [homeAdmin, 'portal-user'],
     [spareAdmin, 'portal-user'],
@@ -257,5 +259,6 @@ async function seedPortalSessions(portal: string, origin: string, mail: SmtpSink
     [worker, 'worker'],
     [spareWorker, 'worker'],
   ]);
-  return { origin, cookieSecret: PORTAL_COOKIE_SECRET, homeAdmin, homeMember, worker, otherAdmin, revoked, spare: [spareAdmin, spareWorker], kinds };
+  const liveToken = home.adminUser.token;
+  return { origin, cookieSecret: PORTAL_COOKIE_SECRET, homeAdmin, homeMember, worker, otherAdmin, revoked, liveToken, spare: [spareAdmin, spareWorker], kinds };
 }
