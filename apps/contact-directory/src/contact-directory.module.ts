@@ -18,6 +18,7 @@ import { DirectoryQueries } from './directory/directory-queries.service.js';
 import { DIRECTORY_SCHEMA, DirectoryRepository } from './directory/directory.repository.js';
 import { InvitationsController } from './invitations/invitations.controller.js';
 import { InvitationsService } from './invitations/invitations.service.js';
+import { InvitationsSentRepository } from './invitations/invitations-sent.repository.js';
 import { DirectoryRequestsController } from './messaging/directory-requests.controller.js';
 import { PortalUserGuard } from './portal/portal-auth.guard.js';
 import { PortalRepository } from './portal/portal.repository.js';
@@ -68,6 +69,7 @@ export class ContactDirectoryModule {
         CompanyProfileService,
         SuggestionsService,
         InvitationsService,
+        InvitationsSentRepository,
         ContactsService,
         SignInRepository,
         SignInService,

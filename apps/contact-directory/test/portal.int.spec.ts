@@ -144,6 +144,8 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
         WEBHOOK_SECRET_GRACE_SECONDS: String(GRACE_SECONDS),
         WEBHOOK_TEST_TIMEOUT_MS: '1000',
         SUGGESTIONS_TIMEOUT_MS: String(SUGGESTIONS_TIMEOUT_MS),
+        // The suite invites hundreds of people for one organisation (invitation-limits.int.spec.ts tests the limit).
+        INVITATIONS_PER_ORGANISATION_PER_DAY: '10000',
         LOG_LEVEL: 'info',
       },
     });
@@ -650,7 +652,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
     it('records invitations and writes invites.created once per new invitation; repeats are idempotent', async () => {
       const hirer = await organisation('Inviting Hirer');
       const suggester = await organisation('Suggesting Integrator', 'integrator');
-      const first = await call<{ invitations: Array<{ id: string; emailAddress: string; created: boolean }> }>('POST', '/portal/invitations', hirer.member.token, {
+      const first = await call<{ invitations: Array<{ id: string; emailAddress: string; created: boolean }> }>('POST', '/portal/invitations', hirer.admin.token, {
         invitations: [
           { name: 'Ann Contact', emailAddress: 'ann.contact@example.com', suggestedByOrganisationId: suggester.id },
           { name: 'Bob Contact', emailAddress: 'bob.contact@example.com' },
@@ -671,7 +673,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
 
       // Another organisation inviting the same address gets its own invitation.
       const other = await organisation('Other Inviter');
-      const theirs = await call<{ invitations: Array<{ id: string; created: boolean }> }>('POST', '/portal/invitations', other.member.token, {
+      const theirs = await call<{ invitations: Array<{ id: string; created: boolean }> }>('POST', '/portal/invitations', other.admin.token, {
         invitations: [{ name: 'Ann', emailAddress: 'ann.contact@example.com' }],
       });
       expect(theirs.body.invitations[0].created).toBe(true);
@@ -688,8 +690,8 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
         occurredAt: expect.any(String),
         organisationId: hirer.id,
         inviteId: ann.id,
-        invitedByUserId: hirer.member.id,
-        invitedByName: 'Inviting Hirer member',
+        invitedByUserId: hirer.admin.id,
+        invitedByName: 'Inviting Hirer admin',
         organisationName: 'Inviting Hirer',
         name: 'Ann Contact',
         emailAddress: 'ann.contact@example.com',
@@ -703,9 +705,9 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       const hirer = await organisation('Busy Inviter');
       type Invited = { invitations: Array<{ id: string; emailAddress: string; created: boolean }> };
       for (let round = 0; round < 3; round++) {
-        const people = Array.from({ length: 100 }, (_, i) => ({ name: `Person ${round}-${i}`, emailAddress: `person.${round}.${i}@example.com` }));
+        const people = Array.from({ length: 100 }, (_, i) => ({ name: `Person ${String.fromCharCode(65 + (i % 26))}`, emailAddress: `person.${round}.${i}@example.com` }));
         const [a, b] = await Promise.all([
-          call<Invited>('POST', '/portal/invitations', hirer.member.token, { invitations: people }),
+          call<Invited>('POST', '/portal/invitations', hirer.admin.token, { invitations: people }),
           call<Invited>('POST', '/portal/invitations', hirer.admin.token, { invitations: [...people].reverse() }),
         ]);
         expect([a.status, b.status]).toEqual([201, 201]);
@@ -716,7 +718,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
 
     it('validates invitations', async () => {
       const hirer = await organisation('Validating Inviter');
-      const post = (body: unknown) => call('POST', '/portal/invitations', hirer.member.token, body);
+      const post = (body: unknown) => call('POST', '/portal/invitations', hirer.admin.token, body);
       expect(Object.keys(expectProblem(await post({ invitations: [] }), 400).errors ?? {})).toEqual(['invitations']);
       const many = Array.from({ length: 101 }, (_, i) => ({ name: 'N', emailAddress: `n${i}@example.com` }));
       expect(Object.keys(expectProblem(await post({ invitations: many }), 400).errors ?? {})).toEqual(['invitations']);

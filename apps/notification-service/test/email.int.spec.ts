@@ -13,6 +13,7 @@ import {
   answerRequests,
   eventually,
   freePort,
+  linksIn,
   queryDatabase,
   ServiceProcess,
   SmtpSink,
@@ -130,6 +131,22 @@ describe('invitation e-mail', () => {
     expect(smtp.to(address)[0].text).toContain('Hello Lost Example,');
     await sleep(1_000);
     expect(smtp.to(address)).toHaveLength(1);
+  });
+
+  it('shows the names as plain text no mail client makes a link of, whatever an event carries (one written before names were checked)', async () => {
+    const address = `plain.${randomBytes(3).toString('hex')}@example.test`;
+    const event = {
+      ...invitation('Win at win.example.com\n\nhttp://evil.test/now <a href="https://evil.test">me@evil.test</a>', address),
+      invitedByName: 'Harriet.Hirer\u202E',
+      organisationName: 'Acme　Staffing．com',
+    };
+    await events.publish('invites.created', event, event.eventId);
+    const mail = await eventually(() => smtp.to(address)[0] ?? false, 15_000, 'the invitation');
+    const hello = mail.text.split('\n')[0];
+    expect(hello).toMatch(/^Hello Win at win\. example\. com http: \/ \/ evil\. test\/ now .*,$/);
+    expect(`${mail.subject}\n${mail.text}`).not.toMatch(/[\u202E\r]/);
+    expect(linksIn(mail.subject)).toEqual([]);
+    expect(linksIn(mail.text)).toEqual([`https://availability.example/join?invite=${event.inviteId}`]);
   });
 });
 

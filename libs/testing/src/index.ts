@@ -19,3 +19,4 @@ export * from './database-proxy.js';
 export * from './test-postgres-server.js';
 export * from './test-integrator.js';
 export * from './configuration-property.js';
+export * from './links.js';

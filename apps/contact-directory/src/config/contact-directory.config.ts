@@ -94,6 +94,15 @@ export class ContactDirectoryConfig extends IntegratorCallerConfig {
   @Max(10_000)
   SUGGESTIONS_MAX_PER_PROVIDER = 500;
 
+  /**
+   * Invitation e-mails one organisation may send a day (UTC), whoever of its admins sends them and
+   * on whichever instance (0: no limit): nobody can use the platform's mail to spam.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  INVITATIONS_PER_ORGANISATION_PER_DAY = 200;
+
   /** How long an e-mailed sign-in link works (it works once). */
   @IsInt()
   @Min(1)

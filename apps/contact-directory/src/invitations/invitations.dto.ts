@@ -1,15 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsEmail, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsEmail, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { NestedDto } from '@availability/contracts';
-import { NOT_BLANK } from '../admin/dto/create-organisation.dto.js';
+import { IsInviteeName, MAX_INVITEE_NAME_LENGTH } from './invitee-name.js';
 
 export const MAX_INVITATIONS = 100;
 
 export class InvitationDto {
-  @ApiProperty({ maxLength: 200, example: 'Jo Contact' })
+  @ApiProperty({
+    maxLength: MAX_INVITEE_NAME_LENGTH,
+    example: 'Jo Contact',
+    description:
+      "The person's name, the one text of the inviter's in the e-mail: letters of any script, spaces and ' - , . (a full stop followed by a space), nothing that reads as a link or address (no digits, @ : / \\ < > &, no control, formatting or bidi characters). Checked and stored NFKC, spaces tidied.",
+  })
   @IsString()
-  @Matches(NOT_BLANK, { message: 'name must not be blank' })
-  @MaxLength(200)
+  @MaxLength(MAX_INVITEE_NAME_LENGTH)
+  @IsInviteeName()
   name: string;
 
   @ApiProperty({ maxLength: 320, example: 'jo@example.com' })

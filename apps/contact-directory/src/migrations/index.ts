@@ -5,6 +5,7 @@ import { PortalAndContacts1764000000000 } from './1764000000000-portal-and-conta
 import { SuggestionProviderConsent1764300000000 } from './1764300000000-suggestion-provider-consent.js';
 import { SignatureSchemes1764400000000 } from './1764400000000-signature-schemes.js';
 import { SignInCodes1764900000000 } from './1764900000000-sign-in-codes.js';
+import { InvitationsSent1765100000000 } from './1765100000000-invitations-sent.js';
 
 /** contact-directory's migrations, in order: applied at start-up and by `migrate.js`. */
 export const DIRECTORY_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const DIRECTORY_MIGRATIONS = [
   outboxTraceparentMigration(DIRECTORY_SCHEMA, 1764800000000),
   SignInCodes1764900000000,
   outboxVacuumMigration(DIRECTORY_SCHEMA, 1765000000000),
+  InvitationsSent1765100000000,
 ];

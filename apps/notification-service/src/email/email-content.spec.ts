@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { answersDigestEmail, digestJobId, digestWindow, inviteEmail, offerClosedEmail, signInJobId, signInLink, signInLinksEmail, webhookDisabledEmail } from './email-content.js';
+import fc from 'fast-check';
+import { linksIn } from '@availability/testing';
+import { answersDigestEmail, digestJobId, digestWindow, inviteEmail, offerClosedEmail, plainName, signInJobId, signInLink, signInLinksEmail, webhookDisabledEmail } from './email-content.js';
 
 const offer = { offerId: 'o-1', title: 'Night pickers', notifyEmailAddress: 'ops@acme.test' };
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 9, 0, s));
@@ -64,6 +66,55 @@ describe('e-mail composition', () => {
     const notice = webhookDisabledEmail(['a@x.test', 'b@x.test'], null, 'https://hooks.example', 'answered 410');
     expect(notice.to).toEqual(['a@x.test', 'b@x.test']);
     expect(notice.text).toContain('your service at https://hooks.example');
+  });
+});
+
+describe('names in the invitation e-mail', () => {
+  const event = (name: string, invitedByName = 'Harriet', organisationName = 'Acme') => ({
+    eventId: 'e',
+    occurredAt: '',
+    organisationId: 'org',
+    inviteId: 'inv-1',
+    invitedByUserId: 'u',
+    invitedByName,
+    organisationName,
+    name,
+    emailAddress: 'ann@example.test',
+    suggestedByOrganisationId: null,
+  });
+  /** Text with links, addresses, look-alikes and invisible characters mixed in. */
+  const hostile = fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength: 60 }),
+    fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'o', 'm', '.', '．', '。', ':', '/', '@', ' ', '\n', '\u202E', '\u200B', 'w', 'x', '1'), maxLength: 60 }),
+    fc.tuple(fc.string({ maxLength: 10 }), fc.oneof(fc.webUrl(), fc.domain(), fc.emailAddress(), fc.ipV4()), fc.string({ maxLength: 10 })).map((parts) => parts.join('')),
+  );
+
+  it('no mail client can make a link, an address or a new line of a name, whatever the event holds', () => {
+    fc.assert(
+      fc.property(hostile, hostile, hostile, (name, invitedBy, organisation) => {
+        const mail = inviteEmail(event(name, invitedBy, organisation), 'https://app.example/join');
+        const [hello] = mail.text.split('\n');
+        for (const text of [plainName(name), plainName(invitedBy), plainName(organisation)]) {
+          expect(linksIn(text)).toEqual([]);
+          expect(text).not.toMatch(/[\p{C}\p{Zl}\p{Zp}]/u);
+          expect([...text].length).toBeLessThanOrEqual(100);
+        }
+        expect(hello).toBe(`Hello ${plainName(name)},`);
+        expect(linksIn(mail.subject)).toEqual([]);
+        expect(linksIn(mail.text)).toEqual(['https://app.example/join?invite=inv-1']);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('leaves a plain name as it is, and breaks what would link', () => {
+    for (const name of ['Ann Example', 'Zoë O’Brien-Smith', 'J. R. R. Tolkien', '李小龍', 'Smith Jr.']) expect(plainName(name)).toBe(name);
+    expect(plainName('Win at WIN.example.com!')).toBe('Win at WIN. example. com!');
+    expect(plainName('ｅｘａｍｐｌｅ．ｃｏｍ')).toBe('example. com');
+    expect(plainName('me@evil.test')).toBe('me@ evil. test');
+    expect(plainName('http://x.test')).toBe('http: / / x. test');
+    expect(plainName('Ann\n\nClick\u202Ehere\u200B')).toBe('Ann Click here');
+    expect(plainName('a'.repeat(150))).toBe(`${'a'.repeat(99)}…`);
   });
 });
 

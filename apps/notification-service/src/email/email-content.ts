@@ -86,16 +86,39 @@ export function offerClosedEmail(offer: OfferSummary, outcome: OfferOutcome, pen
   };
 }
 
+/** Most characters of a name in an e-mail: a longer one is cut, with an ellipsis. */
+const MAX_NAME_CHARACTERS = 100;
+
+/**
+ * A name as plain text no mail client makes a link, an address or a new line of, whatever an event
+ * carries (contact-directory checks invited people's names, but an event may predate the check):
+ * NFKC (full-width look-alikes become the characters a client reads), control, formatting and bidi
+ * characters and line breaks become spaces, runs of spaces one, and a space goes after each
+ * `.` `:` `@` `/` `\` or ideographic full stop that a character follows, so `win.example.com` reads
+ * `win. example. com` and `http://x` reads `http: / / x`. The e-mail is text/plain only: nothing renders as markup.
+ */
+export function plainName(text: string): string {
+  const plain = text
+    .normalize('NFKC')
+    .replace(/[\p{C}\p{Z}]/gu, ' ')
+    .replace(/([.:@/\\\u3002])(?=\S)/gu, '$1 ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+  const characters = [...plain];
+  return characters.length > MAX_NAME_CHARACTERS ? `${characters.slice(0, MAX_NAME_CHARACTERS - 1).join('').trimEnd()}…` : plain;
+}
+
 export function inviteEmail(event: InviteCreatedEvent, inviteLinkUrl: string): MailMessage {
   const url = new URL(inviteLinkUrl);
   url.searchParams.set('invite', event.inviteId);
+  const [name, invitedBy, organisation] = [event.name, event.invitedByName, event.organisationName].map(plainName);
   return {
     to: [event.emailAddress],
-    subject: `${event.invitedByName} invited you to work with ${event.organisationName}`,
+    subject: `${invitedBy} invited you to work with ${organisation}`,
     text: [
-      `Hello ${event.name},`,
+      `Hello ${name},`,
       '',
-      `${event.invitedByName} of ${event.organisationName} invited you to receive offers of work through the Availability Platform.`,
+      `${invitedBy} of ${organisation} invited you to receive offers of work through the Availability Platform.`,
       '',
       `Get the app and accept the invitation: ${url.toString()}`,
       '',

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { Badge, Done, Loading, Page, Problem } from '../components';
 import { useAction, useLoad } from '../hooks';
+import { useSession } from '../session';
 
 interface Provider {
   organisationId: string;
@@ -41,6 +42,9 @@ interface SearchResult {
 const DIRECTORY = '/api/directory/portal';
 
 export function InvitesPage() {
+  const { person } = useSession();
+  // Invitations are e-mail in the organisation's name: only its admins send them (members may search).
+  const mayInvite = person?.role === 'admin';
   const providers = useLoad(() => api<{ providers: Provider[] }>(`${DIRECTORY}/suggestion-providers`));
   const [chosen, setChosen] = useState<Set<string> | undefined>(undefined);
   const [filter, setFilter] = useState('');
@@ -140,7 +144,12 @@ export function InvitesPage() {
               </li>
             ))}
           </ul>
-          <button type="button" disabled={invite.busy || selected.size === 0} onClick={sendInvites}>
+          {!mayInvite && (
+            <p className="note" id="invite-note">
+              Only an admin of {person?.organisationName} can send invitations.
+            </p>
+          )}
+          <button type="button" disabled={!mayInvite || invite.busy || selected.size === 0} aria-describedby={mayInvite ? undefined : 'invite-note'} onClick={sendInvites}>
             Invite {selected.size || ''} selected
           </button>
           <Problem text={invite.error} />
