@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
 import { BusHandlersModule, EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
-import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, RetentionModule, retentionOptions } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.guard.js';
 import { AdminController } from './admin/admin.controller.js';
 import { DirectoryAdminService } from './admin/directory-admin.service.js';
@@ -27,6 +27,7 @@ import { SignInRepository } from './sign-in/sign-in.repository.js';
 import { SignInService } from './sign-in/sign-in.service.js';
 import { SuggestionsController } from './suggestions/suggestions.controller.js';
 import { SuggestionsService } from './suggestions/suggestions.service.js';
+import { directoryRetention } from './retention/directory-retention.js';
 import { SERVICE_MIGRATIONS } from './migrate.js';
 
 export const SERVICE_NAME = 'contact-directory';
@@ -51,6 +52,7 @@ export class ContactDirectoryModule {
         // Portal and worker endpoints verify credentials the way every service does: over NATS, via
         // this service's own VerifyCredential responder (see PortalUserGuard for why).
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
+        RetentionModule.forRoot(() => retentionOptions(config, directoryRetention(config))),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
       controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController, DirectoryRequestsController, SignInController],

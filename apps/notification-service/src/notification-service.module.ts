@@ -3,7 +3,7 @@ import { EventSubject } from '@availability/contracts';
 import { AuthModule } from '@availability/auth';
 import { JobsModule, RedisHealth } from '@availability/jobs';
 import { BusHandlersModule, NatsHealth, NatsModule } from '@availability/messaging';
-import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget } from '@availability/service-core';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget, RetentionModule, retentionOptions } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { DevPushController } from './dev/dev-push.controller.js';
 import { DevicesRepository, NOTIFICATIONS_SCHEMA } from './devices/devices.repository.js';
@@ -25,6 +25,7 @@ import { WorkerNotificationsController } from './push/worker-notifications.contr
 import { createWebPushTransport, webPushSettings } from './web-push/create-web-push.js';
 import { WEB_PUSH_SETTINGS, WebPushController } from './web-push/web-push.controller.js';
 import { WebPushSubscriptionsRepository } from './web-push/web-push-subscriptions.repository.js';
+import { notificationRetention } from './retention/notification-retention.js';
 import { SERVICE_MIGRATIONS } from './migrate.js';
 
 export const SERVICE_NAME = 'notification-service';
@@ -89,6 +90,7 @@ export class NotificationServiceModule {
         }),
         JobsModule.forRoot(() => ({ redis: redisTarget(config), prefix: config.QUEUE_PREFIX })),
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
+        RetentionModule.forRoot(() => retentionOptions(config, notificationRetention(config))),
         HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),
       ],
       controllers,

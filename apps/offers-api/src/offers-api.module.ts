@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
-import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, RetentionModule, retentionOptions } from '@availability/service-core';
 import { AuthModule } from '@availability/auth';
 import { OffersApiConfig } from './config/offers-api.config.js';
 import { DirectoryClient } from './directory/directory.client.js';
@@ -8,10 +8,10 @@ import { OffersController } from './offers/offers.controller.js';
 import { OFFERS_SCHEMA, OffersRepository } from './offers/offers.repository.js';
 import { OffersService } from './offers/offers.service.js';
 import { OfferWriter } from './offers/offer-writer.js';
-import { IdempotencyKeyCleaner } from './offers/idempotency-key.cleaner.js';
 import { WorkerOffersController } from './worker-app/worker-offers.controller.js';
 import { PortalOffers } from './portal-offers/portal-offers.js';
 import { PortalOffersController } from './portal-offers/portal-offers.controller.js';
+import { offersRetention } from './retention/offers-retention.js';
 import { SERVICE_MIGRATIONS } from './migrate.js';
 
 export const SERVICE_NAME = 'offers-api';
@@ -33,6 +33,7 @@ export class OffersApiModule {
           enabled: config.OUTBOX_RELAY_ENABLED,
         })),
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
+        RetentionModule.forRoot(() => retentionOptions(config, offersRetention(config))),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
       controllers: [OffersController, WorkerOffersController, PortalOffersController],
@@ -43,7 +44,6 @@ export class OffersApiModule {
         OfferWriter,
         OffersService,
         PortalOffers,
-        IdempotencyKeyCleaner,
       ],
       exports: [OffersApiConfig],
     };

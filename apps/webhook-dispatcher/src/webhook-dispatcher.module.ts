@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
 import { JobsModule, RedisHealth } from '@availability/jobs';
 import { BusHandlersModule, EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
-import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget } from '@availability/service-core';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget, RetentionModule, retentionOptions } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.js';
 import { DeliveriesController } from './admin/deliveries.controller.js';
 import { SigningKeyRing } from '@availability/webhook-signing';
@@ -28,6 +28,7 @@ import { PortalWebhooksGuard } from './portal/portal-auth.js';
 import { PortalWebhooks } from './portal/portal-webhooks.js';
 import { PortalWebhooksController } from './portal/portal-webhooks.controller.js';
 import { PortalWebhooksPolicy } from './portal/portal-webhooks.policy.js';
+import { dispatcherRetention } from './retention/dispatcher-retention.js';
 import { SERVICE_MIGRATIONS } from './migrate.js';
 
 export const SERVICE_NAME = 'webhook-dispatcher';
@@ -57,6 +58,7 @@ export class WebhookDispatcherModule {
           enabled: config.OUTBOX_RELAY_ENABLED,
         })),
         JobsModule.forRoot(() => ({ redis: redisTarget(config), prefix: config.QUEUE_PREFIX })),
+        RetentionModule.forRoot(() => retentionOptions(config, dispatcherRetention(config))),
         HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),
       ],
       controllers: [DeliveriesController, PortalWebhooksController, KeySetController, WebhookEventsController],
@@ -80,7 +82,7 @@ export class WebhookDispatcherModule {
         EndpointStates,
         TestEvents,
         PortalWebhooksGuard,
-        { provide: PortalWebhooksPolicy, useFactory: () => new PortalWebhooksPolicy(Date.now) },
+        { provide: PortalWebhooksPolicy, useFactory: () => new PortalWebhooksPolicy(Date.now, config.WEBHOOK_DELIVERY_RETENTION_DAYS) },
         PortalWebhooks,
       ],
       exports: [WebhookDispatcherConfig],

@@ -33,3 +33,7 @@ export { runServiceProcesses } from './process/service-processes.js';
 export { EXIT_CONFIGURATION, runMain } from './process/run-main.js';
 export { RepeatingTask } from './process/repeating-task.js';
 export * from './http/openapi-errors.js';
+export * from './database/concurrent-index.js';
+export * from './retention/retention-policy.js';
+export * from './retention/pruner.js';
+export * from './retention/retention.module.js';

@@ -55,6 +55,24 @@ export class ContactDirectoryConfig extends IntegratorCallerConfig {
   @InProduction(required)
   DISPATCHER_XKEY = '';
 
+  /**
+   * Days a sign-in session's token (portal user or worker) is kept once it expired or was revoked,
+   * then pruned; it has let no one in since. Tokens without an expiry are kept while they are live.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(3_650)
+  SESSION_TOKEN_RETENTION_DAYS = 30;
+
+  /**
+   * Days an invitation is kept after it was sent, then pruned, whatever became of it: inviting the
+   * same address again afterwards sends a new invitation.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(3_650)
+  INVITATION_RETENTION_DAYS = 90;
+
   /** Whether calls to integrators may go to loopback addresses; `auto` = only outside production. */
   @IsIn(TRI_STATE)
   @InProduction(developmentOnly)

@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { EVENT_RECORD_MIN_RETENTION_DAYS } from '@availability/messaging';
 import { BusServiceConfig, developmentOnly, InProduction, IsHttpUrl, isUrlWithHost, oneOf, required, unset } from '@availability/service-core';
 
 /** notification-service settings (on top of ServiceConfig); see apps/notification-service/README.md. */
@@ -104,6 +105,31 @@ export class NotificationServiceConfig extends BusServiceConfig {
   @IsInt()
   @Min(100)
   JOB_RECOVERY_INTERVAL_MS = 60_000;
+
+  /**
+   * Days a worker's notification (what the app lists) is kept, then pruned; never while its offer
+   * event's pushes are still being sent. At least a day longer than the event stream keeps events: the
+   * row is also what tells a copy of the event that its worker was notified already.
+   */
+  @IsInt()
+  @Min(EVENT_RECORD_MIN_RETENTION_DAYS)
+  @Max(3_650)
+  WORKER_NOTIFICATION_RETENTION_DAYS = 30;
+
+  /** Days the push log (one row per event and device) is kept, then pruned, as WORKER_NOTIFICATION_RETENTION_DAYS. */
+  @IsInt()
+  @Min(EVENT_RECORD_MIN_RETENTION_DAYS)
+  @Max(3_650)
+  PUSH_LOG_RETENTION_DAYS = 30;
+
+  /**
+   * Days an answer is kept after its digest e-mail went (or, never e-mailed, after it was recorded),
+   * then pruned. At least a day longer than the event stream keeps events, as for notifications.
+   */
+  @IsInt()
+  @Min(EVENT_RECORD_MIN_RETENTION_DAYS)
+  @Max(3_650)
+  ANSWER_RETENTION_DAYS = 30;
 
   /** E-mail jobs sent at once by this instance. */
   @IsInt()

@@ -464,9 +464,5 @@ export class OffersRepository {
     if (inserted.length > 0) return undefined;
     return this.findIdempotencyKey(organisationId, key, manager);
   }
-
-  async deleteExpiredIdempotencyKeys(olderThanHours: number): Promise<void> {
-    await this.dataSource.query(`DELETE FROM offers.idempotency_key WHERE created_at < now() - make_interval(hours => $1)`, [olderThanHours]);
-  }
 }
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { ProblemException, singleQueryParam, validateBody } from '@availability/service-core';
+import { singleQueryParam, validateBody } from '@availability/service-core';
 import { DELIVERY_STATUSES } from '../delivery/deliveries.repository.js';
 import { WEBHOOK_TYPE_NAMES } from '../domain/webhook-call.js';
 import { DeliveryLog } from '../delivery-log/delivery-log.js';
@@ -59,7 +59,7 @@ export class DeliveriesController {
   @ApiOkResponse({ description: 'The delivery', type: DeliveryLogView })
   @ApiResponse({ status: 404, description: 'No such delivery' })
   async get(@Param('id') id: string): Promise<DeliveryLogView> {
-    return (await this.log.find(id)) ?? notFound();
+    return (await this.log.find(id)) ?? this.log.notFound();
   }
 
   @Post('deliveries/:id/redeliver')
@@ -68,7 +68,7 @@ export class DeliveriesController {
   @ApiAcceptedResponse({ description: 'Queued; the delivery, now in a new series', type: DeliveryLogView })
   @ApiResponse({ status: 404, description: 'No such delivery, or it was skipped (nothing to send)' })
   async redeliver(@Param('id') id: string): Promise<DeliveryLogView> {
-    return (await this.log.redeliver(id)) ?? notFound();
+    return (await this.log.redeliver(id)) ?? this.log.notFound();
   }
 
   @Post('deliveries/redeliver')
@@ -87,8 +87,4 @@ export class DeliveriesController {
   endpoint(@Param('organisationId') organisationId: string): Promise<EndpointStateView> {
     return this.endpoints.get(organisationId);
   }
-}
-
-function notFound(): never {
-  throw ProblemException.notFound('The delivery');
 }

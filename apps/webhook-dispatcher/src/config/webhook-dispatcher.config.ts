@@ -1,6 +1,6 @@
-import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import { caFileOf, ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, realSecret, required } from '@availability/service-core';
-import { sealingKeysProblems } from '@availability/messaging';
+import { EVENT_RECORD_MIN_RETENTION_DAYS, sealingKeysProblems } from '@availability/messaging';
 import { type OutboundClientOptions } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
 import type { EndpointGateOptions } from '../domain/endpoint-gate.js';
@@ -159,6 +159,28 @@ export class WebhookDispatcherConfig extends IntegratorCallerConfig {
 
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE = false;
+
+  /**
+   * Days a finished delivery (succeeded or skipped) is kept with its attempts after its last change,
+   * then pruned: the delivery log shows this far back, and a redelivery reaches no further. At least
+   * a day longer than the event stream keeps events, so a copy of an event never finds its delivery gone.
+   */
+  @IsInt()
+  @Min(EVENT_RECORD_MIN_RETENTION_DAYS)
+  @Max(3_650)
+  WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
+
+  /**
+   * Days a dead letter (a delivery given up) is kept after it died. 0: until it is handled (redelivered,
+   * after which it is kept as any other delivery); else at least as long as the delivery log's minimum.
+   */
+  @IsInt()
+  @Max(3_650)
+  @ValidateBy({
+    name: `0, or at least ${EVENT_RECORD_MIN_RETENTION_DAYS}`,
+    validator: { validate: (value: unknown) => value === 0 || (typeof value === 'number' && value >= EVENT_RECORD_MIN_RETENTION_DAYS) },
+  })
+  WEBHOOK_DEAD_LETTER_RETENTION_DAYS = 0;
 
   /** How long verifiers may cache the published key set (its Cache-Control max-age). */
   @IsInt()

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { ProblemException } from '@availability/service-core';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveriesRepository, type DeliveryFilter, type DeliveryStatus, type DeliveryView, REDELIVERY_BATCH } from '../delivery/deliveries.repository.js';
 import { deliveryOf } from '../delivery/delivery.js';
 import { RetryQueue } from '../delivery/retry-queue.js';
@@ -22,7 +24,21 @@ export class DeliveryLog {
   constructor(
     private readonly repository: DeliveriesRepository,
     private readonly retries: RetryQueue,
+    private readonly config: WebhookDispatcherConfig,
   ) {}
+
+  /**
+   * The answer for a delivery that is not in the log: it never was, it is another organisation's, or
+   * it finished longer ago than the log keeps deliveries and was pruned (a redelivery of it then finds
+   * nothing to send, and brings nothing back).
+   */
+  notFound(): never {
+    throw new ProblemException(
+      404,
+      'not-found',
+      `The delivery was not found. The delivery log keeps a finished delivery for ${this.config.WEBHOOK_DELIVERY_RETENTION_DAYS} days after its last attempt.`,
+    );
+  }
 
   async list(filter: DeliveryFilter): Promise<DeliveryPage> {
     const items = await this.repository.list(filter);

@@ -1,10 +1,19 @@
-import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration, outboxVacuumMigration, parkedEventsMigration } from '@availability/messaging';
+import {
+  outboxPayloadTextMigration,
+  outboxPublishedIndexMigration,
+  outboxTraceIdMigration,
+  outboxTraceparentMigration,
+  outboxVacuumMigration,
+  parkedEventsHandledMigration,
+  parkedEventsMigration,
+} from '@availability/messaging';
 import { DISPATCHER_SCHEMA } from '../delivery/deliveries.repository.js';
 import { CreateDispatcher1764100000000 } from './1764100000000-create-dispatcher.js';
 import { HeldDeliveries1764300000000 } from './1764300000000-held-deliveries.js';
 import { OverdueDeliveries1764400000000 } from './1764400000000-overdue-deliveries.js';
 import { TestDeliveries1764700000000 } from './1764700000000-test-deliveries.js';
 import { AttemptClaims1765100000000 } from './1765100000000-attempt-claims.js';
+import { DeliveryRetention1767000000000 } from './1767000000000-delivery-retention.js';
 
 /** webhook-dispatcher's migrations, in order: applied at start-up and by `migrate.js`. */
 export const DISPATCHER_MIGRATIONS = [
@@ -18,4 +27,7 @@ export const DISPATCHER_MIGRATIONS = [
   outboxTraceparentMigration(DISPATCHER_SCHEMA, 1764800000000),
   outboxVacuumMigration(DISPATCHER_SCHEMA, 1765000000000),
   AttemptClaims1765100000000,
+  DeliveryRetention1767000000000,
+  outboxPublishedIndexMigration(DISPATCHER_SCHEMA, 1767100000000),
+  parkedEventsHandledMigration(DISPATCHER_SCHEMA, 1767200000000),
 ];

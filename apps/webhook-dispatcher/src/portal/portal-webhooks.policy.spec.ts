@@ -41,6 +41,18 @@ describe('portal webhooks policy', () => {
     expect(refusal(() => moving.redeliverySince(since))?.status).toBe(400);
   });
 
+  it('reaches back no further than the delivery log keeps deliveries, when that is shorter', () => {
+    const short = new PortalWebhooksPolicy(() => NOW, 10);
+    expect(refusal(() => short.redeliverySince(new Date(NOW - 10 * 86_400_000)))).toBeUndefined();
+    expect(refusal(() => short.redeliverySince(new Date(NOW - 10 * 86_400_000 - 1)))).toEqual({
+      status: 400,
+      type: 'validation-failed',
+      errors: { since: ['must be within the last 10 days'] },
+    });
+    // A longer retention keeps the bound on what one request can start.
+    expect(refusal(() => new PortalWebhooksPolicy(() => NOW, 90).redeliverySince(new Date(NOW - 31 * 86_400_000)))?.status).toBe(400);
+  });
+
   it('lets only admins re-enable the endpoint', () => {
     expect(refusal(() => policy.enable(admin))).toBeUndefined();
     expect(refusal(() => policy.enable(member))).toEqual({ status: 403, type: 'forbidden' });

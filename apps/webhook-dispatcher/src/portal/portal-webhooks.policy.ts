@@ -2,9 +2,8 @@ import { type PortalPrincipal, requireOrganisationAdmin } from '@availability/au
 import { ProblemException } from '@availability/service-core';
 import type { DeliveryView, EndpointRow } from '../delivery/deliveries.repository.js';
 
-/** How far back an organisation may redeliver by time: a bound on what one request can start. */
+/** How far back an organisation may redeliver by time, at most: a bound on what one request can start. */
 export const REDELIVERY_WINDOW_DAYS = 30;
-const REDELIVERY_WINDOW_MS = REDELIVERY_WINDOW_DAYS * 86_400_000;
 /** A `since` this far ahead of our clock is the caller's clock running fast, not a mistake. */
 const CLOCK_SKEW_MS = 60_000;
 
@@ -13,14 +12,22 @@ const CLOCK_SKEW_MS = 60_000;
  * (the clock is injected). Each refusal is a problem naming what to do instead, and changes nothing.
  */
 export class PortalWebhooksPolicy {
-  constructor(private readonly now: () => number = Date.now) {}
+  /** REDELIVERY_WINDOW_DAYS, or the delivery log's retention when shorter: nothing older is kept to send. */
+  private readonly windowDays: number;
 
-  /** A redelivery by time: from a moment in the last REDELIVERY_WINDOW_DAYS days. */
+  constructor(
+    private readonly now: () => number = Date.now,
+    retentionDays = REDELIVERY_WINDOW_DAYS,
+  ) {
+    this.windowDays = Math.min(REDELIVERY_WINDOW_DAYS, retentionDays);
+  }
+
+  /** A redelivery by time: from a moment in the last windowDays days. */
   redeliverySince(since: Date): void {
     const ms = since.getTime();
     const now = this.now();
     if (ms > now + CLOCK_SKEW_MS) throw ProblemException.field('since', 'must not be in the future');
-    if (ms < now - REDELIVERY_WINDOW_MS) throw ProblemException.field('since', `must be within the last ${REDELIVERY_WINDOW_DAYS} days`);
+    if (ms < now - this.windowDays * 86_400_000) throw ProblemException.field('since', `must be within the last ${this.windowDays} days`);
   }
 
   /**

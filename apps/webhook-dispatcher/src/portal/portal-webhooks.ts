@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PortalPrincipal } from '@availability/auth';
-import { ProblemException, validateBody } from '@availability/service-core';
+import { validateBody } from '@availability/service-core';
 import { DeliveriesRepository, type DeliveryView } from '../delivery/deliveries.repository.js';
 import { type DeliveryPage, DeliveryLog } from '../delivery-log/delivery-log.js';
 import type { EndpointStateView } from '../delivery-log/delivery-log.view.js';
@@ -33,14 +33,14 @@ export class PortalWebhooks {
   }
 
   async get(user: PortalPrincipal, id: string): Promise<DeliveryView> {
-    return (await this.log.find(id, user.organisationId)) ?? notFound();
+    return (await this.log.find(id, user.organisationId)) ?? this.log.notFound();
   }
 
   async redeliver(user: PortalPrincipal, id: string): Promise<DeliveryView> {
-    const delivery = (await this.log.find(id, user.organisationId)) ?? notFound();
+    const delivery = (await this.log.find(id, user.organisationId)) ?? this.log.notFound();
     this.policy.redeliverable(delivery);
     this.policy.sendable(await this.repository.endpoint(user.organisationId));
-    return (await this.log.redeliver(id, user.organisationId)) ?? notFound();
+    return (await this.log.redeliver(id, user.organisationId)) ?? this.log.notFound();
   }
 
   async redeliverSince(user: PortalPrincipal, body: unknown): Promise<number> {
@@ -65,8 +65,4 @@ export class PortalWebhooks {
     this.policy.sendable(await this.repository.endpoint(user.organisationId));
     return this.tests.send(type, user.organisationId);
   }
-}
-
-function notFound(): never {
-  throw ProblemException.notFound('The delivery');
 }

@@ -1,4 +1,4 @@
-import { counter } from '@availability/service-core';
+import { counter, DAY_MS, type RetentionClass } from '@availability/service-core';
 import type { DataSource, MigrationInterface } from 'typeorm';
 import { sqlMigration } from '../sql-migration.js';
 
@@ -36,6 +36,27 @@ export function parkedEventsMigration(schema: string, timestamp: number): new ()
     ],
     [`DROP TABLE ${table}`],
   );
+}
+
+/**
+ * When an operator dealt with a parked event (published it again, or judged it lost): set by hand
+ * (`UPDATE <schema>.parked_event SET handled_at = now() WHERE id = …`). A handled event is kept a
+ * while and then pruned (parkedEventsRetention); one not handled is kept until it is.
+ */
+export function parkedEventsHandledMigration(schema: string, timestamp: number): new () => MigrationInterface {
+  const table = parkedTable(schema);
+  return sqlMigration(
+    'ParkedEventsHandled',
+    timestamp,
+    // The table holds only what could never be handled: a plain index is built in a moment.
+    [`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS handled_at timestamptz`, `CREATE INDEX IF NOT EXISTS parked_event_handled ON ${table} (handled_at) WHERE handled_at IS NOT NULL`],
+    [`DROP INDEX IF EXISTS "${schema}".parked_event_handled`, `ALTER TABLE ${table} DROP COLUMN handled_at`],
+  );
+}
+
+/** Handled parked events are kept `days` after they were handled; unhandled ones until they are. */
+export function parkedEventsRetention(schema: string, days: number): RetentionClass {
+  return { name: 'parked-events', table: parkedTable(schema), time: 'handled_at', where: 'handled_at IS NOT NULL', keepMs: days * DAY_MS };
 }
 
 /**

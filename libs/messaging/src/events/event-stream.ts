@@ -20,6 +20,14 @@ export function eventStreamOptions(config: ServiceConfig): EventStreamOptions {
 export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
+/**
+ * The shortest retention, in days, of a log whose rows also recognise an event already handled (a
+ * webhook delivery, a worker's notification, a push, an answer): a day longer than the stream keeps
+ * events, so no copy of an event (redelivered, or replayed by a consumer reset) can arrive after the
+ * row that would recognise it is gone and be handled a second time.
+ */
+export const EVENT_RECORD_MIN_RETENTION_DAYS = MAX_AGE_MS / 86_400_000 + 1;
+
 export function eventStreamConfig(options: EventStreamOptions): Partial<StreamConfig> & { name: string; subjects: string[] } {
   return {
     name: options.name,

@@ -31,8 +31,6 @@ export interface OutboxOptions {
   batchSize?: number;
   /** How often the relay looks for rows nobody woke it for (e.g. left by a crashed instance). */
   pollIntervalMs?: number;
-  /** How long published rows are kept for inspection before they are deleted. */
-  retentionHours?: number;
   /** False leaves rows for another instance's relay (e.g. a dedicated publisher). Default true. */
   enabled?: boolean;
   /**
@@ -97,7 +95,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly table: string;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
-  private readonly retentionHours: number;
   private readonly handOverMs: number;
   private readonly markDelayMs: number;
   private running = false;
@@ -107,7 +104,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private woken = false;
   /** Publishes that failed in a row; while above 0, committed rows are left to the poll, which backs off. */
   private failures = 0;
-  private lastCleanup = 0;
   /** Committed rows waiting for this turn's publish, publishes of them in flight, and the event ids published and not yet marked. */
   private committed: OutboxMessage[] = [];
   private readonly sending = new Set<Promise<void>>();
@@ -125,7 +121,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.table = outboxTable(options.schema);
     this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
-    this.retentionHours = options.retentionHours ?? 24;
     this.handOverMs = options.handOverMs ?? 1_000;
     this.markDelayMs = options.markDelayMs ?? 100;
   }
@@ -217,7 +212,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         const published = await this.publishBatch(this.failures > 0 ? 0 : this.handOverMs);
         this.failures = 0;
         if (published === this.batchSize) continue;
-        await this.cleanUpOccasionally();
       } catch (error) {
         this.publishFailed(error as Error);
       }
@@ -336,15 +330,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         span?.end();
         throw error;
       },
-    );
-  }
-
-  private async cleanUpOccasionally(): Promise<void> {
-    if (Date.now() - this.lastCleanup < 60_000) return;
-    this.lastCleanup = Date.now();
-    await this.dataSource.query(
-      `DELETE FROM ${this.table} WHERE published_at < now() - make_interval(hours => $1)`,
-      [this.retentionHours],
     );
   }
 

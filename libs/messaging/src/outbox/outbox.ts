@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type EventEnvelope, eventProblem } from '@availability/contracts';
-import { currentTrace } from '@availability/service-core';
+import { concurrentIndexMigration, currentTrace, HOUR_MS, type RetentionClass } from '@availability/service-core';
 import type { MigrationInterface } from 'typeorm';
 import { sqlMigration } from '../sql-migration.js';
 
@@ -42,7 +42,7 @@ export function outboxTraceparentMigration(schema: string, timestamp: number): n
 /**
  * Payloads kept as the JSON text they were written as (`json`, not `jsonb`) and stored without
  * compression. The outbox is a buffer: nothing queries inside a payload, and a row lives until it is
- * published and a day after. For a large event (an offer to 10,000 workers is 400 KB of JSON) jsonb's
+ * published and a day after (OUTBOX_RETENTION_HOURS). For a large event (an offer to 10,000 workers is 400 KB of JSON) jsonb's
  * parse on write, its conversion back to text for the relay and the compression cost about 15 ms of
  * PostgreSQL time between them. Small payloads are stored inline as before.
  */
@@ -80,6 +80,21 @@ export function outboxVacuumMigration(schema: string, timestamp: number): new ()
     [`ALTER TABLE ${table} SET (${assignments.join(', ')})`],
     [`ALTER TABLE ${table} RESET (${Object.keys(settings).join(', ')})`],
   );
+}
+
+/**
+ * The index the pruner reads published rows by, oldest first (outboxRetention). Partial: a row gets
+ * its entry when it is marked published (a mark writes a new row version anyway, as `published_at` is
+ * in the unpublished-rows index's predicate), so the relay's insert pays nothing for it; without it
+ * each pruning read the whole table.
+ */
+export function outboxPublishedIndexMigration(schema: string, timestamp: number): new () => MigrationInterface {
+  return concurrentIndexMigration('OutboxPublishedIndex', timestamp, [{ schema, name: 'outbox_published', on: `${outboxTable(schema)} (published_at) WHERE published_at IS NOT NULL` }]);
+}
+
+/** Published rows are kept `hours` for inspection, then pruned; an unpublished row is never. */
+export function outboxRetention(schema: string, hours: number): RetentionClass {
+  return { name: 'outbox', table: outboxTable(schema), time: 'published_at', where: 'published_at IS NOT NULL', keepMs: hours * HOUR_MS };
 }
 
 /** Builds an event with its envelope (DESIGN 2): a fresh eventId, the time, the owning organisation. */

@@ -239,6 +239,43 @@ export class ServiceConfig {
 export class BusServiceConfig extends ServiceConfig {
   @InProduction(required)
   override NATS_NKEY_SEED = '';
+
+  /**
+   * How often each instance deletes what its service's retention policies are past (the delivery
+   * log, push and notification logs, published outbox rows, …; docs/operator-guide.md "Retention").
+   * Every instance prunes; they share the work row by row.
+   */
+  @IsInt()
+  @Min(1_000)
+  @Max(86_400_000)
+  RETENTION_INTERVAL_MS = 60_000;
+
+  /** Rows one pruning statement deletes at most: small enough that a batch holds its locks for milliseconds. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  RETENTION_BATCH_ROWS = 500;
+
+  /** How long one run goes on batching one class before it leaves the rest to the next run. */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  RETENTION_RUN_MS = 5_000;
+
+  /**
+   * Days a parked event is kept once an operator marked it handled (`handled_at`); one not handled is
+   * kept until it is. Used by the services that consume events (notification-service, webhook-dispatcher).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(3_650)
+  PARKED_EVENT_RETENTION_DAYS = 30;
+
+  /** How long published outbox rows are kept for inspection before they are pruned. */
+  @IsInt()
+  @Min(1)
+  @Max(8_760)
+  OUTBOX_RETENTION_HOURS = 24;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import pg from 'pg';
-import { DataSource, type MigrationInterface } from 'typeorm';
+import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { caFileOf } from '../config/ca-file.js';
 import { ConfigValidationError } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service.config.js';
@@ -95,12 +95,28 @@ export async function migrate(dataSource: DataSource, schema: string): Promise<v
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+    await takeMigrationLock(runner, schema);
     await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await dataSource.runMigrations({ transaction: 'each' });
   } finally {
     await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]).catch(() => undefined);
     await runner.release();
+  }
+}
+
+/** How often an instance that finds the migrations being applied by another asks for the lock again. */
+const MIGRATION_LOCK_POLL_MS = 200;
+
+/**
+ * Takes the schema's migration lock, asking again until it is free rather than waiting in one
+ * statement: a statement waiting for the lock holds a snapshot, and CREATE INDEX CONCURRENTLY in the
+ * migrations being applied waits for every older snapshot to go, so the two would wait for each other.
+ */
+async function takeMigrationLock(runner: QueryRunner, schema: string): Promise<void> {
+  for (;;) {
+    const rows: Array<{ locked: boolean }> = await runner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`migrations:${schema}`]);
+    if (rows[0]?.locked) return;
+    await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
   }
 }
 
