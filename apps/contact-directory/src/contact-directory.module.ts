@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
-import { BusHandlersModule, EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
+import { BusHandlersModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.guard.js';
 import { AdminController } from './admin/admin.controller.js';
@@ -22,6 +22,8 @@ import { DirectoryRequestsController } from './messaging/directory-requests.cont
 import { PortalUserGuard } from './portal/portal-auth.guard.js';
 import { PortalRepository } from './portal/portal.repository.js';
 import { SignInController } from './sign-in/sign-in.controller.js';
+import { SignInMailer } from './sign-in/sign-in-mailer.js';
+import { SignInRequestsController } from './sign-in/sign-in-requests.controller.js';
 import { SignInRepository } from './sign-in/sign-in.repository.js';
 import { SignInService } from './sign-in/sign-in.service.js';
 import { SuggestionsController } from './suggestions/suggestions.controller.js';
@@ -29,6 +31,12 @@ import { SuggestionsService } from './suggestions/suggestions.service.js';
 import { SERVICE_MIGRATIONS } from './migrate.js';
 
 export const SERVICE_NAME = 'contact-directory';
+
+/**
+ * Sign-in requests each instance works on at once. Each holds a database connection while
+ * notification-service takes its e-mail (SignInMailer), so few: the API needs the pool too.
+ */
+const SIGN_IN_REQUESTS_AT_ONCE = 4;
 
 @Module({})
 export class ContactDirectoryModule {
@@ -40,8 +48,15 @@ export class ContactDirectoryModule {
         createLoggerModule(SERVICE_NAME, config),
         DatabaseModule.forService(config, SERVICE_MIGRATIONS),
         NatsModule.forService(SERVICE_NAME, config),
-        EventStreamModule.forService(config),
-        BusHandlersModule.forService(SERVICE_NAME, config),
+        // Its own consumer reads sign-in requests (and makes sure the stream exists, as its outbox needs).
+        BusHandlersModule.forService(SERVICE_NAME, config, {
+          concurrency: SIGN_IN_REQUESTS_AT_ONCE,
+          // A person waits for the e-mail: tried again soon, then every minute (about 45 minutes in all).
+          backoffMs: [1_000, 2_000, 5_000, 10_000, 30_000, 60_000],
+          // A handler may wait that long for notification-service; only after it is the event given to another instance.
+          ackWaitMs: config.SIGN_IN_MAIL_TIMEOUT_MS + 30_000,
+          parkedEventsSchema: DIRECTORY_SCHEMA,
+        }),
         OutboxModule.forRoot(() => ({
           schema: DIRECTORY_SCHEMA,
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
@@ -52,7 +67,7 @@ export class ContactDirectoryModule {
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
-      controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController, DirectoryRequestsController, SignInController],
+      controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController, DirectoryRequestsController, SignInController, SignInRequestsController],
       providers: [
         { provide: ContactDirectoryConfig, useValue: config },
         DirectoryRepository,
@@ -71,6 +86,7 @@ export class ContactDirectoryModule {
         ContactsService,
         SignInRepository,
         SignInService,
+        SignInMailer,
       ],
       exports: [ContactDirectoryConfig],
     };

@@ -1,10 +1,11 @@
-import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration, outboxVacuumMigration } from '@availability/messaging';
+import { outboxPayloadTextMigration, outboxTraceIdMigration, outboxTraceparentMigration, outboxVacuumMigration, parkedEventsMigration } from '@availability/messaging';
 import { DIRECTORY_SCHEMA } from '../directory/directory.repository.js';
 import { CreateDirectory1763900000000 } from './1763900000000-create-directory.js';
 import { PortalAndContacts1764000000000 } from './1764000000000-portal-and-contacts.js';
 import { SuggestionProviderConsent1764300000000 } from './1764300000000-suggestion-provider-consent.js';
 import { SignatureSchemes1764400000000 } from './1764400000000-signature-schemes.js';
 import { SignInCodes1764900000000 } from './1764900000000-sign-in-codes.js';
+import { SignInMailPace1766300000000 } from './1766300000000-sign-in-mail-pace.js';
 
 /** contact-directory's migrations, in order: applied at start-up and by `migrate.js`. */
 export const DIRECTORY_MIGRATIONS = [
@@ -17,4 +18,7 @@ export const DIRECTORY_MIGRATIONS = [
   outboxTraceparentMigration(DIRECTORY_SCHEMA, 1764800000000),
   SignInCodes1764900000000,
   outboxVacuumMigration(DIRECTORY_SCHEMA, 1765000000000),
+  // Sign-in requests are handled by its own consumer (sign-in.requested).
+  parkedEventsMigration(DIRECTORY_SCHEMA, 1766200000000),
+  SignInMailPace1766300000000,
 ];
