@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
+import { EventSubject } from '@availability/contracts';
 import { BusHandlersModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.guard.js';
@@ -37,6 +38,7 @@ export const SERVICE_NAME = 'contact-directory';
  * notification-service takes its e-mail (SignInMailer), so few: the API needs the pool too.
  */
 const SIGN_IN_REQUESTS_AT_ONCE = 4;
+const SIGN_IN_REQUESTS_READ_EVERY_MS = 1_000;
 
 @Module({})
 export class ContactDirectoryModule {
@@ -51,6 +53,9 @@ export class ContactDirectoryModule {
         // Its own consumer reads sign-in requests (and makes sure the stream exists, as its outbox needs).
         BusHandlersModule.forService(SERVICE_NAME, config, {
           concurrency: SIGN_IN_REQUESTS_AT_ONCE,
+          // Read once a second, not as each comes: a request's work then runs at a moment of its own,
+          // not right after its answer, where the next request's time would show it.
+          readEveryMs: { [EventSubject.SignInRequested]: SIGN_IN_REQUESTS_READ_EVERY_MS },
           // A person waits for the e-mail: tried again soon, then every minute (about 45 minutes in all).
           backoffMs: [1_000, 2_000, 5_000, 10_000, 30_000, 60_000],
           // A handler may wait that long for notification-service; only after it is the event given to another instance.
