@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
-import { BusHandlersModule, EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
+import { EventSubject } from '@availability/contracts';
+import { BusHandlersModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
 import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, RetentionModule, retentionOptions } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.guard.js';
 import { AdminController } from './admin/admin.controller.js';
@@ -23,6 +24,8 @@ import { DirectoryRequestsController } from './messaging/directory-requests.cont
 import { PortalUserGuard } from './portal/portal-auth.guard.js';
 import { PortalRepository } from './portal/portal.repository.js';
 import { SignInController } from './sign-in/sign-in.controller.js';
+import { SignInMailer } from './sign-in/sign-in-mailer.js';
+import { SignInRequestsController } from './sign-in/sign-in-requests.controller.js';
 import { SignInRepository } from './sign-in/sign-in.repository.js';
 import { SignInService } from './sign-in/sign-in.service.js';
 import { SuggestionsController } from './suggestions/suggestions.controller.js';
@@ -31,6 +34,13 @@ import { directoryRetention } from './retention/directory-retention.js';
 import { SERVICE_MIGRATIONS } from './migrate.js';
 
 export const SERVICE_NAME = 'contact-directory';
+
+/**
+ * Sign-in requests each instance works on at once. Each holds a database connection while
+ * notification-service takes its e-mail (SignInMailer), so few: the API needs the pool too.
+ */
+const SIGN_IN_REQUESTS_AT_ONCE = 4;
+const SIGN_IN_REQUESTS_READ_EVERY_MS = 1_000;
 
 @Module({})
 export class ContactDirectoryModule {
@@ -42,8 +52,18 @@ export class ContactDirectoryModule {
         createLoggerModule(SERVICE_NAME, config),
         DatabaseModule.forService(config, SERVICE_MIGRATIONS),
         NatsModule.forService(SERVICE_NAME, config),
-        EventStreamModule.forService(config),
-        BusHandlersModule.forService(SERVICE_NAME, config),
+        // Its own consumer reads sign-in requests (and makes sure the stream exists, as its outbox needs).
+        BusHandlersModule.forService(SERVICE_NAME, config, {
+          concurrency: SIGN_IN_REQUESTS_AT_ONCE,
+          // Read once a second, not as each comes: a request's work then runs at a moment of its own,
+          // not right after its answer, where the next request's time would show it.
+          readEveryMs: { [EventSubject.SignInRequested]: SIGN_IN_REQUESTS_READ_EVERY_MS },
+          // A person waits for the e-mail: tried again soon, then every minute (about 45 minutes in all).
+          backoffMs: [1_000, 2_000, 5_000, 10_000, 30_000, 60_000],
+          // A handler may wait that long for notification-service; only after it is the event given to another instance.
+          ackWaitMs: config.SIGN_IN_MAIL_TIMEOUT_MS + 30_000,
+          parkedEventsSchema: DIRECTORY_SCHEMA,
+        }),
         OutboxModule.forRoot(() => ({
           schema: DIRECTORY_SCHEMA,
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
@@ -55,7 +75,7 @@ export class ContactDirectoryModule {
         RetentionModule.forRoot(() => retentionOptions(config, directoryRetention(config))),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
-      controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController, DirectoryRequestsController, SignInController],
+      controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController, DirectoryRequestsController, SignInController, SignInRequestsController],
       providers: [
         { provide: ContactDirectoryConfig, useValue: config },
         DirectoryRepository,
@@ -75,6 +95,7 @@ export class ContactDirectoryModule {
         ContactsService,
         SignInRepository,
         SignInService,
+        SignInMailer,
       ],
       exports: [ContactDirectoryConfig],
     };

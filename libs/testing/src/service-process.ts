@@ -86,6 +86,18 @@ export class ServiceProcess {
     await this.signal('SIGKILL');
   }
 
+  /**
+   * Holds the process (SIGSTOP): its connections stay open and nothing it was sent is answered until
+   * `resume`, as a service stuck on a slow dependency looks to its callers.
+   */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   async restart(): Promise<void> {
     await this.stop();
     await this.start();

@@ -52,6 +52,9 @@ function validEvent(subject: string, eventId: string): Record<string, unknown> {
       return { ...envelope(eventId), inviteId: randomUUID(), invitedByUserId: organisation.user.id, invitedByName: 'Ada', organisationName: 'Fuzz Ltd', name: 'Grace', emailAddress: 'grace@example.com', suggestedByOrganisationId: null };
     case EventSubject.WebhookEndpointDisabled:
       return { ...envelope(eventId), baseUrl: 'https://integrator.example', reason: 'answered 410 Gone' };
+    case EventSubject.SignInRequested:
+      // No organisation owns a sign-in request; the seeded user's address, so valid ones are e-mailed (and paced).
+      return { eventId, occurredAt: new Date().toISOString(), audience: 'portal', emailAddress: organisation.user.email };
     default:
       throw new Error(`no valid event for ${subject}`);
   }
@@ -72,7 +75,7 @@ async function consumersSettled(): Promise<boolean> {
 
 /** The services' log lines about the events published, by stream sequence: why each was retried. */
 function retried(published: Map<number, HostileMessage>): string[] {
-  const lines = ['notification-service', 'webhook-dispatcher'].flatMap((app) => journey.platform.services[app].logs().split('\n').map((line) => ({ app, line })));
+  const lines = ['contact-directory', 'notification-service', 'webhook-dispatcher'].flatMap((app) => journey.platform.services[app].logs().split('\n').map((line) => ({ app, line })));
   return lines.flatMap(({ app, line }) => {
     const match = /event (\d+) on \S+ (failed: .*?|could not be parked.*?) \(attempt/.exec(line);
     const event = match && published.get(Number(match[1]));

@@ -139,11 +139,24 @@ export class ContactDirectoryConfig extends IntegratorCallerConfig {
   @Max(365 * 24 * 3600)
   WORKER_SESSION_TTL_SECONDS = 30 * 24 * 3600;
 
-  /** Sign-in e-mails asked for one address per hour, whoever asks (0: no limit): nobody can flood a mailbox. */
+  /**
+   * Sign-in e-mails an hour sent to one address as soon as asked for, whoever asks (0: every one).
+   * Past them it is never refused, only slowed (SIGN_IN_LINKS_SLOW_INTERVAL_SECONDS): nobody can
+   * flood a mailbox, nor lock its owner out.
+   */
   @IsInt()
   @Min(0)
   @Max(10_000)
   SIGN_IN_LINKS_PER_ADDRESS_PER_HOUR = 5;
+
+  /**
+   * Past an address's prompt e-mails of the hour, one e-mail at most every this many seconds, and
+   * requests meanwhile add none: the longest its owner waits for a working link while others ask for it.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  SIGN_IN_LINKS_SLOW_INTERVAL_SECONDS = 300;
 
   /** Sign-in links asked for by one client address per hour, whatever the e-mail address (0: no limit). */
   @IsInt()
@@ -151,7 +164,7 @@ export class ContactDirectoryConfig extends IntegratorCallerConfig {
   @Max(1_000_000)
   SIGN_IN_LINKS_PER_CLIENT_PER_HOUR = 30;
 
-  /** How long to wait for notification-service to take a sign-in e-mail before answering 503. */
+  /** How long to wait for notification-service to take a sign-in e-mail before trying again later (the request's answer never waits for it). */
   @IsInt()
   @Min(100)
   @Max(60_000)

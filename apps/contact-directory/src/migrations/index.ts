@@ -1,4 +1,12 @@
-import { outboxPayloadTextMigration, outboxPublishedIndexMigration, outboxTraceIdMigration, outboxTraceparentMigration, outboxVacuumMigration } from '@availability/messaging';
+import {
+  outboxPayloadTextMigration,
+  outboxPublishedIndexMigration,
+  outboxTraceIdMigration,
+  outboxTraceparentMigration,
+  outboxVacuumMigration,
+  parkedEventsHandledMigration,
+  parkedEventsMigration,
+} from '@availability/messaging';
 import { DIRECTORY_SCHEMA } from '../directory/directory.repository.js';
 import { CreateDirectory1763900000000 } from './1763900000000-create-directory.js';
 import { PortalAndContacts1764000000000 } from './1764000000000-portal-and-contacts.js';
@@ -6,6 +14,7 @@ import { SuggestionProviderConsent1764300000000 } from './1764300000000-suggesti
 import { SignatureSchemes1764400000000 } from './1764400000000-signature-schemes.js';
 import { SignInCodes1764900000000 } from './1764900000000-sign-in-codes.js';
 import { InvitationsSent1765100000000 } from './1765100000000-invitations-sent.js';
+import { SignInMailPace1766300000000 } from './1766300000000-sign-in-mail-pace.js';
 import { DirectoryRetention1767000000000 } from './1767000000000-directory-retention.js';
 
 /** contact-directory's migrations, in order: applied at start-up and by `migrate.js`. */
@@ -20,6 +29,10 @@ export const DIRECTORY_MIGRATIONS = [
   SignInCodes1764900000000,
   outboxVacuumMigration(DIRECTORY_SCHEMA, 1765000000000),
   InvitationsSent1765100000000,
+  // Sign-in requests are handled by its own consumer (sign-in.requested).
+  parkedEventsMigration(DIRECTORY_SCHEMA, 1766200000000),
+  SignInMailPace1766300000000,
   DirectoryRetention1767000000000,
   outboxPublishedIndexMigration(DIRECTORY_SCHEMA, 1767100000000),
+  parkedEventsHandledMigration(DIRECTORY_SCHEMA, 1767200000000),
 ];

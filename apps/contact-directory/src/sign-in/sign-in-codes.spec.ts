@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { accountLabel, issueSignInCode, linkMinutes, signInCodeHash } from './sign-in-codes.js';
+import { accountLabel, issueSignInCode, linkMinutes, mailPaceKey, signInCodeHash } from './sign-in-codes.js';
 
 describe('sign-in codes', () => {
   it('are 32 random bytes in base64url, stored as their SHA-256 only', () => {
@@ -17,6 +17,12 @@ describe('sign-in codes', () => {
     for (const wrong of ['', code.slice(1), `${code}A`, `${code.slice(1)}=`, `${code.slice(1)}+`, `${code.slice(1)}/`, ` ${code.slice(1)}`, 'put_x']) {
       expect(signInCodeHash(wrong)).toBeUndefined();
     }
+  });
+
+  it('an address is paced under one key however it is spelt, and the key is not the address', () => {
+    expect(mailPaceKey('Sam@Acme.Example')).toBe(mailPaceKey('sam@acme.example'));
+    expect(mailPaceKey('sam@acme.example')).toMatch(/^[0-9a-f]{64}$/);
+    expect(mailPaceKey('sam@acme.example')).not.toBe(mailPaceKey('kim@acme.example'));
   });
 
   it('the e-mail says whole minutes, rounded up', () => {

@@ -21,6 +21,11 @@ export function signInCodeHash(code: string): string | undefined {
   return CODE.test(code) ? hashToken(code) : undefined;
 }
 
+/** What an address's e-mail pace is kept under: the SHA-256 of the address in lower case, never the address. */
+export function mailPaceKey(email: string): string {
+  return hashToken(email.toLowerCase());
+}
+
 /** Whole minutes a link works, as the e-mail says (rounded up, at least 1). */
 export function linkMinutes(ttlSeconds: number): number {
   return Math.min(1440, Math.max(1, Math.ceil(ttlSeconds / 60)));

@@ -18,12 +18,12 @@ export class SignInController {
   @ApiOperation({
     summary:
       'E-mail the address a sign-in link per account (portal: one per organisation where it is a user; worker: its worker accounts). ' +
-      'The same 202 whatever the address, so nobody learns who has an account; each link works once, for 15 minutes',
+      'The same 202, as quick, whatever the address, so nobody learns who has an account: the e-mail is made and sent after the answer. ' +
+      'Each link works once, for 15 minutes. An address asked for often gets its e-mails more slowly, never none',
   })
-  @ApiResponse({ status: 202, type: SignInLinksAcceptedView, description: 'The same whether or not the address has an account' })
+  @ApiResponse({ status: 202, type: SignInLinksAcceptedView, description: 'The same whether or not the address has an account; the request is kept until its e-mail, if any, is sent' })
   @ApiResponse({ status: 400, description: 'Field errors' })
-  @ApiResponse({ status: 429, description: 'Too many links asked for this e-mail address, or from this client address, this hour', headers: RETRY_AFTER })
-  @ApiResponse({ status: 503, description: 'The e-mail could not be handed to the mail service; retry after Retry-After seconds', headers: RETRY_AFTER })
+  @ApiResponse({ status: 429, description: 'Too many links asked for from this client address this hour (whatever the e-mail addresses)', headers: RETRY_AFTER })
   requestLinks(@Body() dto: SignInLinksDto, @Req() request: FastifyRequest): Promise<SignInLinksAcceptedView> {
     return this.signIn.requestLinks(dto, request.ip);
   }

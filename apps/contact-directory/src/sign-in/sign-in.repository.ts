@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MAX_SIGN_IN_LINKS, type SignInAudience } from '@availability/contracts';
-import type { PortalUserRole } from '../directory/directory.repository.js';
+import { appendToOutbox, type OutboxMessage } from '@availability/messaging';
+import { DIRECTORY_SCHEMA, type PortalUserRole } from '../directory/directory.repository.js';
+import type { MailPace } from './sign-in-mail-pace.js';
 
 /** An account an e-mail address may sign in as. */
 export type SignInAccount =
@@ -42,6 +44,11 @@ export class SignInRepository {
     return this.dataSource.transaction('READ COMMITTED', work);
   }
 
+  /** A sign-in request, kept in the outbox (one statement, committed when it returns) until the relay publishes it. */
+  async recordRequest(message: OutboxMessage): Promise<void> {
+    await appendToOutbox(this.dataSource.manager, DIRECTORY_SCHEMA, [message]);
+  }
+
   /** The address's portal users (one per organisation), or its workers; e-mail compared ignoring case. */
   async accounts(audience: SignInAudience, email: string): Promise<SignInAccount[]> {
     if (audience === 'portal') {
@@ -68,10 +75,9 @@ export class SignInRepository {
     return rows.map((row) => ({ kind: 'worker', ...row }));
   }
 
-  /** Stores the codes' hashes, valid for `ttlSeconds`; codes expired over a day ago are deleted on the way. */
-  async insertCodes(codes: NewSignInCode[], ttlSeconds: number): Promise<void> {
-    await this.dataSource.query(`DELETE FROM directory.sign_in_code WHERE expires_at < now() - interval '1 day'`);
-    await this.dataSource.query(
+  /** Stores the codes' hashes, valid for `ttlSeconds` (expired ones are pruned: directoryRetention). */
+  async insertCodes(manager: EntityManager, codes: NewSignInCode[], ttlSeconds: number): Promise<void> {
+    await manager.query(
       `INSERT INTO directory.sign_in_code (code_hash, subject_kind, user_id, worker_id, expires_at)
        SELECT code.hash, code.kind, CASE WHEN code.kind = 'user' THEN code.subject END, CASE WHEN code.kind = 'worker' THEN code.subject END,
               now() + make_interval(secs => $4::double precision)
@@ -80,9 +86,27 @@ export class SignInRepository {
     );
   }
 
-  /** Codes of a request whose e-mail could not be handed over: nobody received them. */
-  async deleteCodes(codeHashes: string[]): Promise<void> {
-    await this.dataSource.query(`DELETE FROM directory.sign_in_code WHERE code_hash = ANY($1::char(64)[]) AND used_at IS NULL`, [codeHashes]);
+  /**
+   * The address's e-mail pace (SignInMailPace), locked until the transaction ends, so requests for one
+   * address are decided one after the other; and the database's time, which the decision goes by.
+   */
+  async lockMailPace(manager: EntityManager, addressHash: string): Promise<{ pace: MailPace; now: Date }> {
+    await manager.query(`INSERT INTO directory.sign_in_mail_pace (address_hash) VALUES ($1) ON CONFLICT DO NOTHING`, [addressHash]);
+    const rows: Array<{ windowStartedAt: Date | null; mailsInWindow: number; lastMailAt: Date | null; now: Date }> = await manager.query(
+      `SELECT window_started_at AS "windowStartedAt", mails_in_window AS "mailsInWindow", last_mail_at AS "lastMailAt", now() AS now
+       FROM directory.sign_in_mail_pace WHERE address_hash = $1 FOR UPDATE`,
+      [addressHash],
+    );
+    const { now, ...pace } = rows[0];
+    return { pace, now };
+  }
+
+  /** Remembers the address's pace (addresses not e-mailed for a day are pruned: directoryRetention). */
+  async saveMailPace(manager: EntityManager, addressHash: string, pace: MailPace): Promise<void> {
+    await manager.query(
+      `UPDATE directory.sign_in_mail_pace SET window_started_at = $2, mails_in_window = $3, last_mail_at = $4 WHERE address_hash = $1`,
+      [addressHash, pace.windowStartedAt, pace.mailsInWindow, pace.lastMailAt],
+    );
   }
 
   /**

@@ -1,21 +1,15 @@
-import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { CredentialVerifier, hashToken } from '@availability/auth';
-import {
-  NotificationPattern,
-  type SendSignInLinksReply,
-  type SendSignInLinksRequest,
-  type SignInLinksAcceptedView,
-  type SignInLinksDto,
-  type SignInSessionView,
-} from '@availability/contracts';
-import { RequestReply } from '@availability/messaging';
+import { EventSubject, type SignInLinksAcceptedView, type SignInLinksDto, type SignInRequestedEvent, type SignInSessionView } from '@availability/contracts';
+import { OutboxRelay, outboxMessage } from '@availability/messaging';
 import { KeyedRateLimit, ProblemException, rateLimitOptions } from '@availability/service-core';
 import { ContactDirectoryConfig } from '../config/contact-directory.config.js';
 import { issuePortalUserToken, issueWorkerToken } from '../credentials/credential-tokens.js';
 import { TokenRevocation } from '../credentials/token-revocation.js';
 import { DirectoryRepository } from '../directory/directory.repository.js';
-import { accountLabel, issueSignInCode, linkMinutes, signInCodeHash } from './sign-in-codes.js';
-import { type NewSignInCode, SignInRepository } from './sign-in.repository.js';
+import { signInCodeHash } from './sign-in-codes.js';
+import { SignInRepository } from './sign-in.repository.js';
 
 const HOUR_MS = 3_600_000;
 /** As the guards: a longer credential is never valid. */
@@ -25,10 +19,9 @@ export const SIGN_IN_LINKS_ACCEPTED: SignInLinksAcceptedView = {
   message: 'If the address belongs to an account, an e-mail with a sign-in link is on its way.',
 };
 
-/** Sign-in by e-mailed link: codes e-mailed through notification-service, redeemed once for a session token. */
+/** Sign-in by e-mailed link: codes e-mailed through notification-service (SignInMailer), redeemed once for a session token. */
 @Injectable()
 export class SignInService implements OnModuleDestroy {
-  private readonly logger = new Logger('SignIn');
   private readonly limits: KeyedRateLimit;
 
   constructor(
@@ -37,7 +30,7 @@ export class SignInService implements OnModuleDestroy {
     private readonly directory: DirectoryRepository,
     private readonly tokens: TokenRevocation,
     private readonly verifier: CredentialVerifier,
-    private readonly rpc: RequestReply,
+    private readonly relay: OutboxRelay,
   ) {
     this.limits = new KeyedRateLimit(rateLimitOptions(config), 'sign-in-links');
   }
@@ -47,30 +40,18 @@ export class SignInService implements OnModuleDestroy {
   }
 
   /**
-   * One e-mail to the address with a link per account, or nothing when it has none; the caller gets
-   * the same answer either way. Limited per address (whoever asks) and per client address.
+   * Accepts the request without doing anything that depends on the address, so the answer and its
+   * time are the same whether it has accounts or not. The request is written to the outbox
+   * (`sign-in.requested`) before the answer, so it survives this process; SignInMailer makes the
+   * codes and has the e-mail sent after it. Limited per client address only: a limit per e-mail
+   * address would let anyone lock its owner out, so the address's e-mails are paced instead.
    */
   async requestLinks(dto: SignInLinksDto, clientAddress: string): Promise<SignInLinksAcceptedView> {
     await this.limits.take(`client:${clientAddress}`, this.config.SIGN_IN_LINKS_PER_CLIENT_PER_HOUR, HOUR_MS, 'Too many sign-in links asked for from this address this hour');
-    await this.limits.take(`email:${dto.email.toLowerCase()}`, this.config.SIGN_IN_LINKS_PER_ADDRESS_PER_HOUR, HOUR_MS, 'Too many sign-in links asked for this e-mail address this hour');
-    const accounts = await this.repository.accounts(dto.audience, dto.email);
-    if (accounts.length === 0) return SIGN_IN_LINKS_ACCEPTED;
-    const links = accounts.map((account) => ({ account, ...issueSignInCode() }));
-    const codes: NewSignInCode[] = links.map(({ account, codeHash }) => ({ kind: account.kind, subjectId: account.id, codeHash }));
-    await this.repository.insertCodes(codes, this.config.SIGN_IN_CODE_TTL_SECONDS);
-    const request: SendSignInLinksRequest = {
-      to: dto.email,
-      audience: dto.audience,
-      links: links.map(({ account, code }) => ({ label: accountLabel(account), code })),
-      expiresInMinutes: linkMinutes(this.config.SIGN_IN_CODE_TTL_SECONDS),
-    };
-    try {
-      await this.rpc.request<SendSignInLinksRequest, SendSignInLinksReply>(NotificationPattern.SendSignInLinks, request, this.config.SIGN_IN_MAIL_TIMEOUT_MS);
-    } catch (error) {
-      this.logger.warn(`notification-service did not take a sign-in e-mail: ${(error as Error).message}`);
-      await this.repository.deleteCodes(codes.map((code) => code.codeHash)).catch(() => undefined);
-      throw new ProblemException(503, 'mail-unavailable', 'The sign-in e-mail could not be sent just now; retry shortly.', undefined, { 'Retry-After': '5' });
-    }
+    const request: SignInRequestedEvent = { eventId: randomUUID(), occurredAt: new Date().toISOString(), audience: dto.audience, emailAddress: dto.email };
+    const message = outboxMessage(EventSubject.SignInRequested, request);
+    await this.repository.recordRequest(message);
+    this.relay.publishCommitted([message]);
     return SIGN_IN_LINKS_ACCEPTED;
   }
 

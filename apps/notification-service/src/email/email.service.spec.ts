@@ -56,6 +56,24 @@ describe('EmailService answers', () => {
   });
 });
 
+describe('EmailService sign-in links', () => {
+  const link = (code: string) => ({ label: 'Acme', code: code.repeat(43) });
+
+  it('queues the e-mail at once, or after the delay contact-directory asks for, never kept once done', async () => {
+    const added: Array<{ jobId: string; delay?: number; removeOnComplete?: unknown; removeOnFail?: unknown }> = [];
+    const queues = { add: async (_queue: string, _name: string, _data: unknown, options: (typeof added)[number]) => void added.push(options) } as unknown as JobQueues;
+    const config = { EMAIL_ATTEMPTS: 3, EMAIL_BACKOFF_MS: 1_000, PORTAL_URL: 'https://portal.test' } as NotificationServiceConfig;
+    const service = new EmailService(config, queues, {} as EmailRepository, {} as Mailer, {} as RequestReply);
+    await service.sendSignInLinks({ to: 'sam@acme.test', audience: 'portal', links: [link('a')], expiresInMinutes: 15 });
+    await service.sendSignInLinks({ to: 'sam@acme.test', audience: 'portal', links: [link('b')], expiresInMinutes: 15, delayMs: 120_000 });
+    expect(added.map(({ delay, removeOnComplete, removeOnFail }) => ({ delay, removeOnComplete, removeOnFail }))).toEqual([
+      { delay: 0, removeOnComplete: true, removeOnFail: true },
+      { delay: 120_000, removeOnComplete: true, removeOnFail: true },
+    ]);
+    await expect(service.sendSignInLinks({ to: 'sam@acme.test', audience: 'portal', links: [link('c')], expiresInMinutes: 15, delayMs: -1 })).rejects.toThrow(/not a SendSignInLinks request/);
+  });
+});
+
 describe('answersReadEveryMs', () => {
   it('reads answers every second, or four times in a digest window shorter than four seconds', () => {
     expect([3_600_000, 60_000, 4_000, 2_000, 1_000, 2].map(answersReadEveryMs)).toEqual([1_000, 1_000, 1_000, 500, 250, 1]);

@@ -144,13 +144,14 @@ export class EmailService implements OnApplicationBootstrap {
   }
 
   /**
-   * contact-directory's request for a sign-in e-mail. The job holds the codes, so it leaves Redis as
-   * soon as it is done (sent, or given up), and its id is derived from the codes.
+   * contact-directory's request for a sign-in e-mail, sent at once or after `delayMs` (an address
+   * asked for often is paced). The job holds the codes, so it leaves Redis as soon as it is done
+   * (sent, or given up), and its id is derived from the codes.
    */
   async sendSignInLinks(request: unknown): Promise<SendSignInLinksReply> {
     if (!Value.Check(SendSignInLinksRequest, request)) throw new Error('not a SendSignInLinks request');
     const jobId = signInJobId(request);
-    await this.enqueue(jobId, { kind: 'send', id: jobId, message: signInLinksEmail(request, this.config.PORTAL_URL) }, { keep: false });
+    await this.enqueue(jobId, { kind: 'send', id: jobId, message: signInLinksEmail(request, this.config.PORTAL_URL) }, { keep: false, delay: request.delayMs ?? 0 });
     return { queued: true, jobId };
   }
 

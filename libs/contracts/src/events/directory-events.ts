@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { EventEnvelope, EventText, Uuid, WorkerId } from './event-envelope.js';
+import { EventEnvelope, EventText, UtcTimestamp, Uuid, WorkerId } from './event-envelope.js';
 
 /**
  * `contacts.added`: a worker added a contact at an organisation, to share availability with it.
@@ -41,3 +41,20 @@ export const WebhookEndpointDisabledEvent = Type.Composite([EventEnvelope, Type.
   description: 'The dispatcher stopped calling an organisation’s service; its admins are told by e-mail.',
 });
 export type WebhookEndpointDisabledEvent = Static<typeof WebhookEndpointDisabledEvent>;
+
+/**
+ * `sign-in.requested`: someone asked contact-directory for sign-in links (`POST /sign-in/links`). Its
+ * own consumer does the work after the answer, so the answer is the same, and as quick, whether the
+ * address has accounts or not. The one event no organisation owns (an address may have accounts at
+ * several organisations, or none), so it has no `organisationId`.
+ */
+export const SignInRequestedEvent = Type.Object(
+  {
+    eventId: Uuid,
+    occurredAt: UtcTimestamp,
+    audience: Type.Union([Type.Literal('portal'), Type.Literal('worker')]),
+    emailAddress: EventText({ minLength: 3, maxLength: 320 }),
+  },
+  { description: 'Someone asked for sign-in links for an address; contact-directory e-mails them, if it has accounts, after answering.' },
+);
+export type SignInRequestedEvent = Static<typeof SignInRequestedEvent>;

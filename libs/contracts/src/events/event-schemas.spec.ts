@@ -38,6 +38,8 @@ const EXAMPLES: Record<EventSubject, Record<string, unknown>> = {
     suggestedByOrganisationId: null,
   },
   [EventSubject.WebhookEndpointDisabled]: { ...envelope(), baseUrl: 'https://partner.example.com/hooks', reason: '410 Gone' },
+  // No organisation owns a sign-in request.
+  [EventSubject.SignInRequested]: { eventId: randomUUID(), occurredAt: new Date().toISOString(), audience: 'worker', emailAddress: 'ann@example.com' },
 };
 
 describe('event schemas', () => {

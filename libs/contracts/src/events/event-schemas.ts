@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ContactAddedEvent, InviteCreatedEvent, WebhookEndpointDisabledEvent } from './directory-events.js';
+import { ContactAddedEvent, InviteCreatedEvent, SignInRequestedEvent, WebhookEndpointDisabledEvent } from './directory-events.js';
 import { EventSubject } from './event-subjects.js';
 import { OfferCompletedEvent, OfferCreatedEvent, OfferResponseRecordedEvent, OfferWithdrawnEvent } from './offer-events.js';
 
@@ -13,6 +13,7 @@ export const EVENT_SCHEMAS: Record<EventSubject, TSchema> = {
   [EventSubject.ContactAdded]: ContactAddedEvent,
   [EventSubject.InviteCreated]: InviteCreatedEvent,
   [EventSubject.WebhookEndpointDisabled]: WebhookEndpointDisabledEvent,
+  [EventSubject.SignInRequested]: SignInRequestedEvent,
 };
 
 /** Which service writes each event, and which consume it (the AsyncAPI document says the same). */
@@ -24,6 +25,7 @@ export const EVENT_PARTIES: Record<EventSubject, { producer: string; consumers: 
   [EventSubject.ContactAdded]: { producer: 'contact-directory', consumers: ['webhook-dispatcher'] },
   [EventSubject.InviteCreated]: { producer: 'contact-directory', consumers: ['notification-service'] },
   [EventSubject.WebhookEndpointDisabled]: { producer: 'webhook-dispatcher', consumers: ['notification-service'] },
+  [EventSubject.SignInRequested]: { producer: 'contact-directory', consumers: ['contact-directory'] },
 };
 
 const checks = new Map<string, TypeCheck<TSchema>>();

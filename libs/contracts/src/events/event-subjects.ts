@@ -10,12 +10,13 @@ export const EventSubject = {
   ContactAdded: 'contacts.added',
   InviteCreated: 'invites.created',
   WebhookEndpointDisabled: 'webhooks.endpoint.disabled',
+  SignInRequested: 'sign-in.requested',
 } as const;
 
 export type EventSubject = (typeof EventSubject)[keyof typeof EventSubject];
 
 /** Subject families the stream captures. */
-export const STREAM_SUBJECT_ROOTS = ['offers', 'contacts', 'invites', 'webhooks'] as const;
+export const STREAM_SUBJECT_ROOTS = ['offers', 'contacts', 'invites', 'webhooks', 'sign-in'] as const;
 
 export function prefixedSubject(prefix: string, subject: string): string {
   return `${prefix}${subject}`;

@@ -26,7 +26,7 @@ export const SignInLink = Type.Object({
 export type SignInLink = Static<typeof SignInLink>;
 
 /**
- * `{to, audience, links, expiresInMinutes}`: e-mail `to` one message with a link per account. notification-service builds
+ * `{to, audience, links, expiresInMinutes, delayMs?}`: e-mail `to` one message with a link per account. notification-service builds
  * each link from its PORTAL_URL, with the code in the fragment so it never reaches a server's log.
  */
 export const SendSignInLinksRequest = Type.Object({
@@ -35,6 +35,11 @@ export const SendSignInLinksRequest = Type.Object({
   links: Type.Array(SignInLink, { minItems: 1, maxItems: MAX_SIGN_IN_LINKS }),
   /** How long the links work, for the e-mail to say. */
   expiresInMinutes: Type.Integer({ minimum: 1, maximum: 1440 }),
+  /**
+   * Send it this many milliseconds from now, not at once: contact-directory paces the e-mails of an
+   * address asked for more often than its hourly number (the links work for that long more).
+   */
+  delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 24 * 3600 * 1000 })),
 });
 export type SendSignInLinksRequest = Static<typeof SendSignInLinksRequest>;
 

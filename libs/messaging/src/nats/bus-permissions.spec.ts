@@ -24,6 +24,13 @@ describe('bus permissions', () => {
     expect(who('publish', `stg.${NotificationPattern.SendSignInLinks}`)).toEqual(['contact-directory']);
   });
 
+  it('sign-in requests (e-mail addresses) are read by contact-directory alone, which writes them', () => {
+    const readers = BUS_SERVICES.filter((service) => permissions[service].publish.allow.some((subject) => subject.startsWith('$JS.API.CONSUMER.CREATE.') && subject.endsWith(`.stg.${EventSubject.SignInRequested}`)));
+    expect(readers).toEqual(['contact-directory']);
+    expect(permissions['contact-directory'].publish.allow).toContain(`$JS.API.CONSUMER.CREATE.PLATFORM.contact-directory.stg.${EventSubject.SignInRequested}`);
+    expect(who('publish', `stg.${EventSubject.SignInRequested}`)).toEqual(['contact-directory']);
+  });
+
   it('each event has exactly one publisher', () => {
     for (const subject of Object.values(EventSubject)) expect(who('publish', `stg.${subject}`)).toHaveLength(1);
     expect(who('publish', `stg.${EventSubject.OfferResponseRecorded}`)).toEqual(['offers-api']);

@@ -40,7 +40,9 @@ export interface BusRole {
 
 export const BUS_ROLES = {
   'contact-directory': {
-    publishes: [EventSubject.ContactAdded, EventSubject.InviteCreated],
+    publishes: [EventSubject.ContactAdded, EventSubject.InviteCreated, EventSubject.SignInRequested],
+    // Its own sign-in requests, handled after the answer (the answer must not tell who has an account).
+    consumes: { durableName: 'contact-directory', subjects: [EventSubject.SignInRequested] },
     // Its own portal and worker endpoints verify credentials through its responder, like every service.
     // Sign-in links carry single-use codes: only notification-service may answer (subscribe to) that subject.
     asks: [DirectoryPattern.VerifyCredential, NotificationPattern.SendSignInLinks],

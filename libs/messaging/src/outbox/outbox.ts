@@ -117,7 +117,8 @@ export interface OutboxMessage {
   requestId?: string;
 }
 
-export function outboxMessage(subject: string, event: EventEnvelope): OutboxMessage {
+/** `event` as its subject's schema defines it; only its id is read here (a sign-in request has no organisation). */
+export function outboxMessage(subject: string, event: Pick<EventEnvelope, 'eventId'>): OutboxMessage {
   // Refused at the producer: an event that breaks its schema never reaches the outbox, and the state change it announces fails with it.
   const problem = eventProblem(subject, event);
   if (problem) throw new InvalidEventError(`${subject} event does not match its schema: ${problem}`);

@@ -140,7 +140,7 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     },
     'GET /worker/contacts': { auth: 'worker' },
     'PUT /worker/contacts/{organisationId}': { auth: 'worker', params: { organisationId: organisations } },
-    // Sign-in: the home admin's address (seeded as admin@<organisation id's first 8>.example) gets e-mails (until the per-address limit); made-up codes are refused.
+    // Sign-in: the home admin's address (seeded as admin@<organisation id's first 8>.example) gets e-mails (paced past five an hour); made-up codes are refused.
     'POST /sign-in/links': {
       auth: 'none',
       body: { valid: (w, n) => ({ email: n % 3 === 0 ? `admin@${w.home.organisationId.slice(0, 8)}.example` : email(n), audience: n % 2 === 0 ? 'portal' : 'worker' }) },
@@ -238,7 +238,7 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     'POST /portal/offers/{id}/withdraw': { auth: 'portal', params: { id: homeOffers }, query: { 'api-version': apiVersion } },
   },
   portal: {
-    // Through to contact-directory's POST /sign-in/links: the home admin's address now and then (until its hourly limit), made-up ones otherwise.
+    // Through to contact-directory's POST /sign-in/links: the home admin's address now and then (its e-mails paced past five an hour), made-up ones otherwise.
     'POST /session/links': {
       auth: 'portal-page',
       body: { valid: (w, n) => ({ email: n % 5 === 0 ? `admin@${w.home.organisationId.slice(0, 8)}.example` : email(n), audience: n % 2 === 0 ? 'portal' : 'worker' }) },

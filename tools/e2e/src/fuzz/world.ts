@@ -35,7 +35,7 @@ const QUIET_ENV: Record<string, string> = {
   PUSH_BACKOFF_MS: '3600000',
   EMAIL_BACKOFF_MS: '3600000',
   // Every request comes from one address (directly or through the portal): without this, sign-in
-  // links would be a 429 after the first 30 and their handler unexplored. The per-address limit stays.
+  // links would be a 429 after the first 30 and their handler unexplored. Each address's e-mails are still paced.
   SIGN_IN_LINKS_PER_CLIENT_PER_HOUR: '100000',
 };
 
@@ -227,7 +227,7 @@ async function seedWorld(platform: TestPlatform): Promise<Omit<FuzzWorld, 'stop'
 /**
  * Signs people in to the portal as they do: `POST /session/links` through the portal, the code from
  * the link in the e-mail, `POST /session` with it; the cookie is what the portal set. Each address
- * is asked at most twice (contact-directory limits links per address and hour); addresses in parallel.
+ * is asked at most twice (contact-directory paces an address's e-mails past five an hour); addresses in parallel.
  */
 async function seedPortalSessions(portal: string, origin: string, mail: SmtpSink, world: Omit<FuzzWorld, 'stop' | 'portal'>): Promise<PortalSessions> {
   const signIn = async (email: string, audience: 'portal' | 'worker'): Promise<string> => {
