@@ -49,7 +49,7 @@ export class ContactDirectoryModule {
         })),
         // Portal and worker endpoints verify credentials the way every service does: over NATS, via
         // this service's own VerifyCredential responder (see PortalUserGuard for why).
-        AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
+        AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS, operatorTokens: [config.DIRECTORY_ADMIN_TOKEN] })),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],
       controllers: [AdminController, CompanyProfileController, SuggestionsController, InvitationsController, ContactsController, DirectoryRequestsController, SignInController],

@@ -22,6 +22,7 @@ export * from './http/paging.js';
 export * from './http/problem.filter.js';
 export * from './http/problem.js';
 export * from './http/rate-limit.js';
+export * from './http/trusted-proxies.js';
 export * from './http/validation.js';
 export * from './logging/logging.js';
 export * from './metrics/metrics.js';
