@@ -17,6 +17,7 @@ export * from './http/bearer-token.js';
 export * from './http/canonical-json.js';
 export * from './http/connection.js';
 export * from './http/json-input.js';
+export { leaseUnits } from './http/leased-rate-limit-store.js';
 export * from './http/http-service.js';
 export * from './http/paging.js';
 export * from './http/problem.filter.js';

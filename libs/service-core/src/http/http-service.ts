@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { type DynamicModule, type INestApplication, Logger as NestLogger, type Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModuleRef, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -112,10 +112,13 @@ export async function createHttpService(
   return app;
 }
 
-/** A provider some services' modules have (the rate limit's principals), or undefined. */
+/**
+ * A provider some services' modules have (the rate limit's principals), or undefined. Asked of the
+ * ModuleRef: the application's own get() would end the process when the provider is missing.
+ */
 function optionalProvider<T>(app: INestApplication, token: symbol): T | undefined {
   try {
-    return app.get<T>(token, { strict: false });
+    return app.get(ModuleRef).get<T>(token, { strict: false });
   } catch {
     return undefined;
   }

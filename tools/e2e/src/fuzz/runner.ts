@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { sendCharged } from './charges.js';
 import { answerViolations, apiVersionViolations, portalViolations, tenantViolations } from './checks.js';
 import { type FuzzOutcome, isResponse, send } from './driver.js';
 import type { DocumentedOperation } from './openapi.js';
@@ -59,7 +60,9 @@ export async function checkRequest(context: FuzzContext, request: FuzzRequest): 
   const key = `${request.app} ${request.operation}`;
   context.sent.set(key, (context.sent.get(key) ?? 0) + 1);
   const before = context.baseline ?? (await context.probe.settle());
-  const outcome = await send(context.world.urls[request.app], request, context.world.integratorSecret);
+  const { outcome, violations: charges } = request.checkCharge
+    ? await sendCharged(context.world, request)
+    : { outcome: await send(context.world.urls[request.app], request, context.world.integratorSecret), violations: [] };
   if (process.env.FUZZ_DEBUG) {
     const status = isResponse(outcome) ? outcome.status : outcome.error;
     console.error(`${request.operation} ${status} ${Math.round(outcome.ms)}ms ${Math.round(process.memoryUsage().heapUsed / 1e6)}MB ${describeRequest(request).split('\n')[0].slice(0, 100)}`);
@@ -69,6 +72,7 @@ export async function checkRequest(context: FuzzContext, request: FuzzRequest): 
     ...tenantViolations(context.world, request, outcome),
     ...portalViolations(context.world, request, outcome),
     ...apiVersionViolations(request, outcome),
+    ...charges,
   ];
   if (isResponse(outcome) && outcome.status >= 400 && outcome.status < 500) {
     violations.push(...(await rejectedAndUnchanged(context, request, before, outcome)));
