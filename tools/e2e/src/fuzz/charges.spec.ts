@@ -19,7 +19,9 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
-afterAll(() => server.close());
+afterAll(() => {
+  server.close();
+});
 
 describe('the fuzzer’s model of the credential a service reads', () => {
   it('takes the token authentication takes, from headers as the driver sends them', async () => {
