@@ -95,9 +95,10 @@ function countOf(outcome: FuzzOutcome): Count | undefined {
  * principal's window are consecutive, but for a jump of whole leases (other services take from the
  * same shared count): so the two reads must be two places apart, counting modulo the lease, when the
  * request was charged to the principal, and one when it was charged to anyone else. Undecided (no
- * violation) when the request was not counted (exempt, refused before the limit) or a window ended.
+ * violation) when the request was not counted (exempt, refused before the limit), a window ended, or
+ * another request was sent meanwhile (`alone` false).
  */
-export async function sendCharged(world: FuzzWorld, request: FuzzRequest): Promise<{ outcome: FuzzOutcome; violations: string[] }> {
+export async function sendCharged(world: FuzzWorld, request: FuzzRequest, alone: () => boolean): Promise<{ outcome: FuzzOutcome; violations: string[] }> {
   const principal = expectedPrincipal(world, request);
   const url = world.urls[request.app];
   const probe = () => send(url, { app: request.app, operation: 'probe', method: 'GET', path: PROBE_PATHS[request.app], headers: principal?.probe ?? {} }, world.integratorSecret);
@@ -105,7 +106,7 @@ export async function sendCharged(world: FuzzWorld, request: FuzzRequest): Promi
   const outcome = await send(url, request, world.integratorSecret);
   if (!principal || !before || !countOf(outcome)) return { outcome, violations: [] };
   const after = countOf(await probe());
-  if (!after || after.reset > before.reset || before.remaining < 3) return { outcome, violations: [] };
+  if (!after || after.reset > before.reset || after.remaining > before.remaining || before.remaining < 3 || !alone()) return { outcome, violations: [] };
   const units = leaseUnits(before.limit);
   const used = before.remaining - after.remaining;
   const charged = units > 2 ? used % units : used;

@@ -24,6 +24,12 @@ export interface FuzzContext {
   sent: Map<string, number>;
   /** The state as it stands, while nothing is known to be running; undefined means "settle first". */
   baseline?: Snapshot;
+  /**
+   * Requests being checked now, and checked so far. More than one at once happens when a time share
+   * ends while a run is still under way and the next run starts (see timeBoxedCheck).
+   */
+  active?: number;
+  started?: number;
 }
 
 export class FuzzFailure extends Error {
@@ -57,11 +63,23 @@ async function rejectedAndUnchanged(context: FuzzContext, request: FuzzRequest, 
 
 /** Sends one request and checks the answer and the state; throws a FuzzFailure for anything not excused. */
 export async function checkRequest(context: FuzzContext, request: FuzzRequest): Promise<void> {
+  const alone = (context.active ?? 0) === 0;
+  const started = (context.started = (context.started ?? 0) + 1);
+  context.active = (context.active ?? 0) + 1;
+  try {
+    await checkOneRequest(context, request, () => alone && context.started === started);
+  } finally {
+    context.active -= 1;
+  }
+}
+
+/** `alone`: no other request has been checked meanwhile, so a count read before and after this one moved for it alone. */
+async function checkOneRequest(context: FuzzContext, request: FuzzRequest, alone: () => boolean): Promise<void> {
   const key = `${request.app} ${request.operation}`;
   context.sent.set(key, (context.sent.get(key) ?? 0) + 1);
   const before = context.baseline ?? (await context.probe.settle());
   const { outcome, violations: charges } = request.checkCharge
-    ? await sendCharged(context.world, request)
+    ? await sendCharged(context.world, request, alone)
     : { outcome: await send(context.world.urls[request.app], request, context.world.integratorSecret), violations: [] };
   if (process.env.FUZZ_DEBUG) {
     const status = isResponse(outcome) ? outcome.status : outcome.error;
