@@ -71,7 +71,7 @@ export class ContactDirectoryModule {
         })),
         // Portal and worker endpoints verify credentials the way every service does: over NATS, via
         // this service's own VerifyCredential responder (see PortalUserGuard for why).
-        AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
+        AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS, operatorTokens: [config.DIRECTORY_ADMIN_TOKEN] })),
         RetentionModule.forRoot(() => retentionOptions(config, directoryRetention(config))),
         HealthModule.forRoot([DatabaseHealth, NatsHealth]),
       ],

@@ -44,7 +44,7 @@ export class WebhookDispatcherModule {
         DatabaseModule.forService(config, SERVICE_MIGRATIONS),
         NatsModule.forService(SERVICE_NAME, config),
         // Portal user tokens, checked by contact-directory over NATS and cached, as every service checks credentials.
-        AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
+        AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS, operatorTokens: [config.DISPATCHER_ADMIN_TOKEN] })),
         EventStreamModule.forService(config),
         BusHandlersModule.forService(SERVICE_NAME, config, {
           concurrency: config.WEBHOOK_INTAKE_CONCURRENCY,

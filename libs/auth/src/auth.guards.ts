@@ -7,7 +7,8 @@ import { CredentialVerifier } from './credential-verifier.js';
 
 type AuthenticatedRequest = FastifyRequest & { organisationId?: string; workerId?: string };
 
-const MAX_TOKEN_LENGTH = 512;
+/** Longer tokens are refused without asking the directory (none it issues is that long). */
+export const MAX_TOKEN_LENGTH = 512;
 
 /** `Authorization: Bearer <token>` or `X-Api-Key: <token>`. */
 export function presentedToken(request: FastifyRequest): string | undefined {
@@ -21,7 +22,7 @@ async function verify(verifier: CredentialVerifier, request: FastifyRequest): Pr
   const token = presentedToken(request);
   if (!token) throw ProblemException.unauthorized('Send your credential as "Authorization: Bearer <token>" or "X-Api-Key: <token>".');
   if (token.length > MAX_TOKEN_LENGTH) throw ProblemException.unauthorized('The credential is not valid.');
-  return verifier.verify(token);
+  return verifier.verifyFor(request, token);
 }
 
 /** Sender APIs: the caller is an organisation holding a live API key. */

@@ -15,6 +15,11 @@ export interface CredentialVerifierOptions {
   cacheTtlMs: number;
   /** How long to wait for the directory's answer. */
   timeoutMs: number;
+  /**
+   * The service's own operator tokens (its admin API's), which the directory does not issue: the rate
+   * limit counts them as the operator, and never sends them (or their hash) to the directory.
+   */
+  operatorTokens?: string[];
 }
 
 export const CREDENTIAL_VERIFIER_OPTIONS = Symbol('CREDENTIAL_VERIFIER_OPTIONS');
@@ -34,6 +39,8 @@ const NEGATIVE_TTL_MS = 5_000;
 @Injectable()
 export class CredentialVerifier implements OnApplicationBootstrap {
   private readonly verdicts = new TtlCache<string, CredentialVerdict>(100_000);
+  /** Each request's verdict, asked once: the rate limit asks before the guards do, and they get the same answer. */
+  private readonly requestVerdicts = new WeakMap<object, { token: string; verdict: Promise<CredentialVerdict> }>();
 
   constructor(
     private readonly rpc: RequestReply,
@@ -42,6 +49,19 @@ export class CredentialVerifier implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     this.rpc.subscribe<CredentialRevokedMessage>(CREDENTIAL_REVOKED_SUBJECT, ({ tokenHash }) => this.verdicts.delete(tokenHash));
+  }
+
+  /**
+   * verify(token) for the token `request` presents, once per request: whoever asks again about the
+   * same request (the rate limit first, then its guard) gets the first answer, a failure included, so
+   * a directory that does not answer costs a request one timeout, not one per asker.
+   */
+  verifyFor(request: object, token: string): Promise<CredentialVerdict> {
+    const asked = this.requestVerdicts.get(request);
+    if (asked?.token === token) return asked.verdict;
+    const verdict = this.verify(token);
+    this.requestVerdicts.set(request, { token, verdict });
+    return verdict;
   }
 
   async verify(token: string): Promise<CredentialVerdict> {

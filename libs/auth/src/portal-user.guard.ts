@@ -1,7 +1,7 @@
 import { type CanActivate, createParamDecorator, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ProblemException } from '@availability/service-core';
-import { presentedToken } from './auth.guards.js';
+import { MAX_TOKEN_LENGTH, presentedToken } from './auth.guards.js';
 import { CredentialVerifier } from './credential-verifier.js';
 
 /** A signed-in portal user: who, of which organisation, and whether they administer it. */
@@ -12,8 +12,6 @@ export interface PortalPrincipal {
 }
 
 type PortalRequest = FastifyRequest & { portalUser?: PortalPrincipal };
-
-const MAX_TOKEN_LENGTH = 512;
 
 /**
  * Portal APIs, in whichever service serves them: the caller is a signed-in portal user holding a live
@@ -30,7 +28,7 @@ export class PortalUserGuard implements CanActivate {
     const token = presentedToken(request);
     if (!token) throw ProblemException.unauthorized('Send your portal token as "Authorization: Bearer <token>".');
     if (token.length > MAX_TOKEN_LENGTH) throw ProblemException.unauthorized('The portal token is not valid.');
-    const verdict = await this.verifier.verify(token);
+    const verdict = await this.verifier.verifyFor(request, token);
     if (verdict.kind !== 'user') throw ProblemException.unauthorized('The portal token is not valid or has been revoked.');
     request.portalUser = { userId: verdict.userId, organisationId: verdict.organisationId, role: verdict.role };
     return true;

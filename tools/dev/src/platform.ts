@@ -12,8 +12,9 @@ export interface PlatformService {
 }
 
 export const PLATFORM_SERVICES: PlatformService[] = [
-  // The portal, on this machine, asks for sign-in links on behalf of each browser.
-  { app: 'contact-directory', port: 3001, summary: 'organisations, users, workers, credentials, company profile, suggestions', env: { TRUST_PROXY: 'loopback' } },
+  // No TRUST_PROXY: on one machine the portal's address is every local client's too, and any of them
+  // could name the address it is counted as. Sign-in links are counted per client as the portal's.
+  { app: 'contact-directory', port: 3001, summary: 'organisations, users, workers, credentials, company profile, suggestions' },
   { app: 'offers-api', port: 3000, summary: 'sender offers API (spec 4.1) and worker app API' },
   // Sign-in links in its e-mails point at the portal below.
   { app: 'notification-service', port: 3002, summary: 'device registry, push to workers, e-mail', env: { PORTAL_URL: 'http://localhost:3005' } },

@@ -107,7 +107,7 @@ beforeAll(async () => {
     SMTP_URL: smtp.url,
     PORTAL_URL: portalUrl,
     // As deployed: contact-directory counts sign-in links per browser address, as the portal names it.
-    TRUST_PROXY: 'loopback',
+    TRUST_PROXY: '127.0.0.1',
     INTEGRATOR_SECRET,
     INTEGRATOR_RECEIVED_TOKEN: RECEIVED_TOKEN,
     WEBHOOK_ALLOW_LOOPBACK: 'true',

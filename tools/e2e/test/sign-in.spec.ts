@@ -326,7 +326,7 @@ describe('limits', () => {
     const behindPortal = await ServiceProcess.start({
       app: 'contact-directory',
       port: await freePort(),
-      env: { ...platform.env, TRUST_PROXY: 'loopback', SIGN_IN_LINKS_PER_CLIENT_PER_HOUR: '1', QUEUE_PREFIX: `${platform.env.QUEUE_PREFIX}_proxied` },
+      env: { ...platform.env, TRUST_PROXY: '127.0.0.1', SIGN_IN_LINKS_PER_CLIENT_PER_HOUR: '1', QUEUE_PREFIX: `${platform.env.QUEUE_PREFIX}_proxied` },
     });
     try {
       expect([(await asked(behindPortal.url, '203.0.113.1')).status, (await asked(behindPortal.url, '203.0.113.1')).status]).toEqual([202, 429]);

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '
 import type { FastifyRequest } from 'fastify';
 import { presentedToken } from '@availability/auth';
 import { SignInLinksAcceptedView, SignInLinksDto, SignInSessionDto, SignInSessionView } from '@availability/contracts';
+import { clientAddressKey } from '@availability/service-core';
 import { SignInService } from './sign-in.service.js';
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before asking again', schema: { type: 'integer' as const } } };
@@ -25,7 +26,8 @@ export class SignInController {
   @ApiResponse({ status: 400, description: 'Field errors' })
   @ApiResponse({ status: 429, description: 'Too many links asked for from this client address this hour (whatever the e-mail addresses)', headers: RETRY_AFTER })
   requestLinks(@Body() dto: SignInLinksDto, @Req() request: FastifyRequest): Promise<SignInLinksAcceptedView> {
-    return this.signIn.requestLinks(dto, request.ip);
+    // The client as the rate limits count it: a listed proxy's X-Forwarded-For believed, IPv6 by its /64.
+    return this.signIn.requestLinks(dto, clientAddressKey(request));
   }
 
   @Post('sessions')

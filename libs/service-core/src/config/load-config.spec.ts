@@ -42,5 +42,17 @@ describe('loadConfig', () => {
       'DATABASE_URL: fails no sslrootcert (the CA is DATABASE_CA_FILE)',
     ]);
   });
-});
 
+  it('trusts X-Forwarded-For only from the proxies TRUST_PROXY lists by address or range', () => {
+    const problems = (value: string) => {
+      try {
+        loadConfig(ServiceConfig, { TRUST_PROXY: value });
+        return [];
+      } catch (error) {
+        return (error as ConfigValidationError).problems.map((problem) => problem.split(':')[0]);
+      }
+    };
+    expect(problems('10.0.0.0/8, 192.0.2.7, fd00::/8')).toEqual([]);
+    for (const value of ['loopback', 'uniquelocal', '172.16.0.0/12,linklocal', '0.0.0.0/0', '10.0.0.0/33', '::::/64']) expect(problems(value)).toEqual(['TRUST_PROXY']);
+  });
+});

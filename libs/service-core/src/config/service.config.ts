@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { trustedProxyProblem } from '../http/trusted-proxies.js';
 import { IsHttpUrl } from './http-url.js';
 import { databaseOverTls, natsOverTls, redisOverTls } from './plain-connections.js';
 import { InProduction, realSecret, required, requiredOr } from './production-rules.js';
@@ -23,13 +24,15 @@ export class ServiceConfig {
 
   /**
    * The proxies in front of this service whose `X-Forwarded-For` is believed (comma-separated
-   * addresses or CIDR ranges, or `loopback`): the client address that per-address limits count is
-   * then the one they name. Empty: the connection's own address, and the header is ignored, so no
-   * client can choose the address it is counted as.
+   * addresses or CIDR ranges, nothing broader: trustedProxyProblem): the client address that
+   * per-address limits count is then the one they name. Empty: the connection's own address, and the
+   * header is ignored, so no client can choose the address it is counted as.
    */
-  @IsOptional()
-  @Matches(/^[0-9A-Fa-f.:/,\s]*$|^(loopback|linklocal|uniquelocal)(,\s*(loopback|linklocal|uniquelocal))*$/, {
-    message: 'TRUST_PROXY must be addresses or CIDR ranges (comma-separated), loopback, linklocal or uniquelocal',
+  @IsString()
+  @MaxLength(2_000)
+  @ValidateBy({
+    name: 'addresses or CIDR ranges of the proxies in front of this service, comma-separated (no names such as loopback, no /0)',
+    validator: { validate: (value: unknown) => typeof value === 'string' && trustedProxyProblem(value) === undefined },
   })
   TRUST_PROXY = '';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { type DynamicModule, type INestApplication, Logger as NestLogger, type Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModuleRef, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -14,7 +14,8 @@ import { parameterProblems, parseJsonBody } from './json-input.js';
 import { ProblemException } from './problem.js';
 import { ProblemExceptionFilter, sendProblem } from './problem.filter.js';
 import { withProblemDetails } from './openapi-errors.js';
-import { installRateLimit, RATE_LIMIT_EXEMPT_PATH, rateLimitOptions } from './rate-limit.js';
+import { installRateLimit, RATE_LIMIT_EXEMPT_PATH, RATE_LIMIT_PRINCIPALS, type RateLimitPrincipals, rateLimitOptions } from './rate-limit.js';
+import { trustedProxies } from './trusted-proxies.js';
 import type { ServiceConfig } from '../config/service.config.js';
 import { traceRequests } from '../tracing/http-tracing.js';
 import { REQUEST_ID_HEADER } from '../tracing/trace-context.js';
@@ -52,12 +53,13 @@ export async function createHttpService(
   options: HttpServiceOptions,
 ): Promise<NestFastifyApplication> {
   const logger = new NestLogger('HttpService');
+  const trustProxy = trustedProxies(config.TRUST_PROXY);
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimit,
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     requestIdHeader: false,
     // request.ip (per-address limits, logs) believes X-Forwarded-For from these proxies only.
-    ...(config.TRUST_PROXY.trim() !== '' ? { trustProxy: config.TRUST_PROXY.split(',').map((entry) => entry.trim()) } : {}),
+    ...(trustProxy ? { trustProxy } : {}),
     routerOptions: { maxParamLength: 200 },
     // A client that stops sending mid-request gets a 408 and its connection closed, rather than
     // holding the request, and the process's graceful shutdown, open for ever (Fastify's default is
@@ -104,10 +106,22 @@ export async function createHttpService(
   // The last thing the application closes: spans of its shutdown (the relay's last publishes) go too.
   fastify.addHook('onClose', () => stopTracing());
   installMetrics(fastify, { token: config.METRICS_TOKEN });
-  if (options.rateLimit !== false) await installRateLimit(fastify, rateLimitOptions(config));
+  if (options.rateLimit !== false) await installRateLimit(fastify, { ...rateLimitOptions(config), principals: optionalProvider<RateLimitPrincipals>(app, RATE_LIMIT_PRINCIPALS) });
 
   setUpOpenApi(app, options);
   return app;
+}
+
+/**
+ * A provider some services' modules have (the rate limit's principals), or undefined. Asked of the
+ * ModuleRef: the application's own get() would end the process when the provider is missing.
+ */
+function optionalProvider<T>(app: INestApplication, token: symbol): T | undefined {
+  try {
+    return app.get(ModuleRef).get<T>(token, { strict: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every answer names its request id, and waits for the rest of an upload it did not read (see drainUnreadUpload). */

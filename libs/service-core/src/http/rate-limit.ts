@@ -6,14 +6,30 @@ import type { ServiceConfig } from '../config/service.config.js';
 import { connectRedis, type RedisTarget, redisTarget } from '../redis/redis-connection.js';
 import { LeasedCounter, leasedStore, redisLeases } from './leased-rate-limit-store.js';
 import { ProblemException } from './problem.js';
+import { clientAddressKey } from './trusted-proxies.js';
 
 export interface RateLimitOptions {
   redis: RedisTarget;
   /** Namespace of the counters in Redis (separates environments and test runs). */
   keyPrefix: string;
-  /** Requests per credential per minute; 0 turns limits off. */
+  /** Requests per principal per minute; 0 turns limits off. */
   perMinute: number;
+  /** Whom a request's credential belongs to; without it every request is counted by client address. */
+  principals?: RateLimitPrincipals;
 }
+
+/**
+ * Whom a request's credential belongs to, as the service's authentication settles it (libs/auth
+ * provides it for the services that verify credentials): a stable name such as `worker:<id>`, or
+ * undefined when the request presents none, or one that is unknown, revoked or cannot be verified
+ * now. It runs before the request's guards, and must never throw.
+ */
+export interface RateLimitPrincipals {
+  principalOf(request: FastifyRequest): Promise<string | undefined>;
+}
+
+/** The Nest provider of a service's RateLimitPrincipals, when it has one (createHttpService looks it up). */
+export const RATE_LIMIT_PRINCIPALS = Symbol.for('availability.rate-limit-principals');
 
 export function rateLimitOptions(config: ServiceConfig): RateLimitOptions {
   return { redis: redisTarget(config), keyPrefix: config.QUEUE_PREFIX, perMinute: config.RATE_LIMIT_PER_MINUTE };
@@ -23,22 +39,22 @@ export function rateLimitOptions(config: ServiceConfig): RateLimitOptions {
 export const RATE_LIMIT_EXEMPT_PATH = /^\/(health(\/live)?|metrics|openapi\.json|docs(\/.*)?|\.well-known\/.*)(\?.*)?$/;
 
 /**
- * Who a request counts against: the credential it presents (API key, worker, portal or operator
- * token; only a hash of it is kept), else the client address. A credential need not be valid to be
- * counted: guessing tokens costs the guesser's own budget of each guess.
+ * Who a request counts against: the principal its credential belongs to (an API key, a worker, a
+ * portal user, the operator), whichever header carried the credential; else its client address. A
+ * credential nobody holds is counted by address, so a made-up token is no new budget: guessing
+ * tokens costs the guesser's own budget of each guess.
  */
-export function rateLimitKey(request: FastifyRequest): string {
-  const authorization = request.headers.authorization;
-  const apiKey = request.headers['x-api-key'];
-  const credential = typeof authorization === 'string' && authorization !== '' ? authorization.replace(/^Bearer\s+/i, '').trim() : typeof apiKey === 'string' ? apiKey : '';
-  if (credential !== '') return `credential:${keyDigest(credential)}`;
-  return `address:${request.ip}`;
+export async function rateLimitKey(request: FastifyRequest, principals?: RateLimitPrincipals): Promise<string> {
+  // Not counted (allowList), so not worth asking anyone about.
+  if (RATE_LIMIT_EXEMPT_PATH.test(request.url)) return 'exempt';
+  const principal = await principals?.principalOf(request).catch(() => undefined);
+  return principal !== undefined ? `principal:${principal}` : `address:${clientAddressKey(request)}`;
 }
 
 /**
- * Limits each credential to `perMinute` requests a minute on this service, counted in Redis so all
+ * Limits each principal to `perMinute` requests a minute on this service, counted in Redis so all
  * instances share one budget; each instance leases places in that budget a block at a time
- * (LeasedCounter), so a busy credential costs a Redis call per 1 % of its budget, not per request.
+ * (LeasedCounter), so a busy principal costs a Redis call per 1 % of its budget, not per request.
  * Over it: 429 problem+json with Retry-After. If Redis cannot be reached requests are let through
  * (limits protect capacity; they must not take the API down with them).
  */
@@ -55,13 +71,13 @@ export async function installRateLimit(fastify: FastifyInstance, options: RateLi
     timeWindow: 60_000,
     store: leasedStore(new LeasedCounter(redisLeases(redis, `${options.keyPrefix}:rate-limit:`))),
     skipOnError: true,
-    keyGenerator: rateLimitKey,
+    keyGenerator: (request) => rateLimitKey(request, options.principals),
     allowList: (request) => RATE_LIMIT_EXEMPT_PATH.test(request.url),
     errorResponseBuilder: (_request, context) =>
       new ProblemException(
         429,
         'rate-limited',
-        `More than ${context.max} requests a minute with this credential; retry in ${context.after}.`,
+        `More than ${context.max} requests a minute with this credential (or, without one, from this address); retry in ${context.after}.`,
         undefined,
         { 'retry-after': String(retryAfterSeconds(context.ttl)) },
       ),
@@ -107,7 +123,7 @@ export class KeyedRateLimit {
   }
 }
 
-/** What limits store of a credential or key: a short hash, never the text itself. */
+/** What a keyed limit stores of its key (an e-mail address, a client address): a short hash, never the text itself. */
 function keyDigest(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22);
 }

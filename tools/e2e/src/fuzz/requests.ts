@@ -15,6 +15,7 @@ import {
 import { type JsonNode, JsonArray, JsonObject, jsonPreview, jsonText, toNode } from './json-text.js';
 import type { DocumentedOperation, JsonSchema } from './openapi.js';
 import type { AuthKind, OperationSpec } from './operations.js';
+import { credentialCombination, worldTokens } from './charges.js';
 import { crossSiteHeaders, forgedCookies, sameOriginHeaders, sessionCookie } from './portal.js';
 import type { FuzzWorld } from './world.js';
 
@@ -31,6 +32,8 @@ export interface FuzzRequest {
   bodyPreview?: string;
   /** Example integrator: sign the request with the integrator's secret, another secret, or a stale timestamp. */
   sign?: 'valid' | 'wrong-secret' | 'stale';
+  /** Its credential was generated hostile: check whom the rate limit charged it to (charges.ts). */
+  checkCharge?: boolean;
 }
 
 interface Credential {
@@ -60,7 +63,38 @@ interface Choices<T> {
   hostile: fc.Arbitrary<T>;
 }
 
+/** The tokens an operation's own credential is made of (none for the signature and the portal's cookies). */
+function validTokens(auth: AuthKind, world: FuzzWorld): string[] {
+  const { home } = world;
+  const tokens: Partial<Record<AuthKind, string[]>> = {
+    'directory-admin': [world.directoryAdminToken],
+    'dispatcher-admin': [world.dispatcherAdminToken],
+    'portal-admin': [home.adminUser.token],
+    portal: [home.adminUser.token, home.memberUser.token],
+    'api-key': [home.apiKey],
+    worker: home.workers.map((worker) => worker.token),
+    'sign-out': world.spare.sessionTokens,
+  };
+  return tokens[auth] ?? [];
+}
+
+/**
+ * An operation's credentials, and beside its hostile ones, credential headers in combination
+ * (charges.ts) over a valid credential's other headers (a portal cookie and origin), so the rate
+ * limit's principal is checked whichever header a token comes in. Sign-out ends the session its
+ * token belongs to: it is sent no token that other requests need.
+ */
 function credentialFor(auth: AuthKind, world: FuzzWorld): Choices<Credential> {
+  const own = ownCredentialFor(auth, world);
+  const others = auth === 'sign-out' ? [world.home.apiKey, world.directoryAdminToken, world.revoked.userToken, world.revoked.workerToken] : worldTokens(world);
+  const combined = fc.tuple(own.valid, credentialCombination(validTokens(auth, world), others)).map(([credential, headers]): Credential => {
+    const rest = Object.entries(credential.headers).filter(([name]) => !/^(authorization|x-api-key)$/i.test(name));
+    return { ...credential, headers: { ...Object.fromEntries(rest), ...headers } };
+  });
+  return { valid: own.valid, hostile: fc.oneof({ weight: 3, arbitrary: own.hostile }, { weight: 2, arbitrary: combined }) };
+}
+
+function ownCredentialFor(auth: AuthKind, world: FuzzWorld): Choices<Credential> {
   const { home, other, revoked } = world;
   const weighted = (valid: Credential[], wrong: Credential[]): Choices<Credential> => ({
     valid: fc.constantFrom(...valid),
@@ -447,6 +481,7 @@ export function requestArbitrary(operation: DocumentedOperation, spec: Operation
   return focus.chain((on) => {
     const everything = on === 'everything';
     return fc.record({
+      on: fc.constant(on),
       credential: pick(parts.credential, everything || on === 'credential'),
       path: pick(parts.path, everything || on === 'path'),
       query: pick(parts.query, everything || on === 'query'),
@@ -454,7 +489,7 @@ export function requestArbitrary(operation: DocumentedOperation, spec: Operation
       headerParams: pick(parts.headerParams, everything || on === 'headers'),
       extra: everything || on === 'headers' ? extraHeaders : fc.constant({}),
     });
-  }).map(({ credential, path, query, body, headerParams: params, extra }) => {
+  }).map(({ on, credential, path, query, body, headerParams: params, extra }) => {
     const headers: Record<string, string | string[]> = { ...credential.headers };
     for (const param of params) if (param) headers[param[0]] = param[1];
     if (body.contentType !== undefined) headers['content-type'] = body.contentType;
@@ -468,6 +503,7 @@ export function requestArbitrary(operation: DocumentedOperation, spec: Operation
       body: body.bytes,
       bodyPreview: body.preview,
       sign: credential.sign,
+      checkCharge: on === 'credential' || on === 'everything',
     };
   });
 }

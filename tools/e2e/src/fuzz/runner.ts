@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { sendCharged } from './charges.js';
 import { answerViolations, apiVersionViolations, portalViolations, tenantViolations } from './checks.js';
 import { type FuzzOutcome, isResponse, send } from './driver.js';
 import type { DocumentedOperation } from './openapi.js';
@@ -23,6 +24,12 @@ export interface FuzzContext {
   sent: Map<string, number>;
   /** The state as it stands, while nothing is known to be running; undefined means "settle first". */
   baseline?: Snapshot;
+  /**
+   * Requests being checked now, and checked so far. More than one at once happens when a time share
+   * ends while a run is still under way and the next run starts (see timeBoxedCheck).
+   */
+  active?: number;
+  started?: number;
 }
 
 export class FuzzFailure extends Error {
@@ -56,10 +63,24 @@ async function rejectedAndUnchanged(context: FuzzContext, request: FuzzRequest, 
 
 /** Sends one request and checks the answer and the state; throws a FuzzFailure for anything not excused. */
 export async function checkRequest(context: FuzzContext, request: FuzzRequest): Promise<void> {
+  const alone = (context.active ?? 0) === 0;
+  const started = (context.started = (context.started ?? 0) + 1);
+  context.active = (context.active ?? 0) + 1;
+  try {
+    await checkOneRequest(context, request, () => alone && context.started === started);
+  } finally {
+    context.active -= 1;
+  }
+}
+
+/** `alone`: no other request has been checked meanwhile, so a count read before and after this one moved for it alone. */
+async function checkOneRequest(context: FuzzContext, request: FuzzRequest, alone: () => boolean): Promise<void> {
   const key = `${request.app} ${request.operation}`;
   context.sent.set(key, (context.sent.get(key) ?? 0) + 1);
   const before = context.baseline ?? (await context.probe.settle());
-  const outcome = await send(context.world.urls[request.app], request, context.world.integratorSecret);
+  const { outcome, violations: charges } = request.checkCharge
+    ? await sendCharged(context.world, request, alone)
+    : { outcome: await send(context.world.urls[request.app], request, context.world.integratorSecret), violations: [] };
   if (process.env.FUZZ_DEBUG) {
     const status = isResponse(outcome) ? outcome.status : outcome.error;
     console.error(`${request.operation} ${status} ${Math.round(outcome.ms)}ms ${Math.round(process.memoryUsage().heapUsed / 1e6)}MB ${describeRequest(request).split('\n')[0].slice(0, 100)}`);
@@ -69,6 +90,7 @@ export async function checkRequest(context: FuzzContext, request: FuzzRequest): 
     ...tenantViolations(context.world, request, outcome),
     ...portalViolations(context.world, request, outcome),
     ...apiVersionViolations(request, outcome),
+    ...charges,
   ];
   if (isResponse(outcome) && outcome.status >= 400 && outcome.status < 500) {
     violations.push(...(await rejectedAndUnchanged(context, request, before, outcome)));
