@@ -104,7 +104,7 @@ beforeAll(async () => {
     SIGN_IN_LINKS_PER_CLIENT_PER_HOUR: '1000',
     SIGN_IN_LINKS_SLOW_INTERVAL_SECONDS: String(SLOW_SECONDS),
     // The test plays several clients at once: it names each in X-Forwarded-For, as the portal does.
-    TRUST_PROXY: 'loopback',
+    TRUST_PROXY: '127.0.0.1',
   });
   directory = platform.url('contact-directory');
   short = await ServiceProcess.start({
