@@ -19,8 +19,11 @@ export function webPushResult(status: number, headers: Record<string, string | s
   return { success: false, errorCode: `${WEB_PUSH_ERROR_PREFIX}${status}`, errorMessage: body.slice(0, 200) || `HTTP ${status}`, retryAfterMs };
 }
 
-/** A request that got no answer (outbound client's failure kinds) as a push result. */
-export function webPushFailure(kind: OutboundFailureKind | 'encryption', message: string): PushResult {
+/**
+ * A request that got no answer (outbound client's failure kinds) or was never sent (`encryption`, or
+ * `endpoint-not-allowed`: the endpoint breaks the subscription rules) as a push result.
+ */
+export function webPushFailure(kind: OutboundFailureKind | 'encryption' | 'endpoint-not-allowed', message: string): PushResult {
   return { success: false, errorCode: `${WEB_PUSH_ERROR_PREFIX}${kind}`, errorMessage: message.slice(0, 200) };
 }
 
@@ -32,6 +35,8 @@ export function webPushFailure(kind: OutboundFailureKind | 'encryption', message
  * - 429, 5xx, timeouts and network failures: the push service is busy or away; retry with back-off.
  * - anything else (400, 401/403 — our VAPID key refused, 413 — payload too large): record and move on.
  *   A 403 is never a reason to delete: a wrong VAPID key would otherwise empty every subscription.
+ *   Nor is an endpoint the subscription rules now refuse (`endpoint-not-allowed`, kept from before
+ *   they or the allow-list changed): it is not called, and an allow-list put right serves it again.
  */
 export function classifyWebPushError(code: string | undefined): FailureAction {
   if (!code?.startsWith(WEB_PUSH_ERROR_PREFIX)) return 'fail';
