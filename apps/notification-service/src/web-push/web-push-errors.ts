@@ -32,7 +32,8 @@ export function webPushFailure(kind: OutboundFailureKind | 'encryption' | 'endpo
  * - 404 and 410: the subscription expired or was unsubscribed (RFC 8030 7.3): delete it, as FCM's
  *   unregistered tokens are deleted. So is an endpoint that resolves to an address the platform may
  *   not call (private, loopback, reserved) or is no URL: it never was a push service.
- * - 429, 5xx, timeouts and network failures: the push service is busy or away; retry with back-off.
+ * - 429, 5xx, timeouts, connections that fail, DNS, TLS and broken answers: the push service is busy
+ *   or away; retry with back-off.
  * - anything else (400, 401/403 — our VAPID key refused, 413 — payload too large): record and move on.
  *   A 403 is never a reason to delete: a wrong VAPID key would otherwise empty every subscription.
  *   Nor is an endpoint the subscription rules now refuse (`endpoint-not-allowed`, kept from before
@@ -43,7 +44,7 @@ export function classifyWebPushError(code: string | undefined): FailureAction {
   const reason = code.slice(WEB_PUSH_ERROR_PREFIX.length);
   if (reason === '404' || reason === '410' || reason === 'forbidden-address' || reason === 'invalid-url') return 'remove-token';
   if (reason === '429' || /^5\d\d$/.test(reason)) return 'retry';
-  if (reason === 'timeout' || reason === 'refused' || reason === 'dns' || reason === 'network' || reason === 'tls') return 'retry';
+  if (reason === 'timeout' || reason === 'unreachable' || reason === 'dns' || reason === 'tls' || reason === 'invalid-answer') return 'retry';
   return 'fail';
 }
 

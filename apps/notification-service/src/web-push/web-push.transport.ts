@@ -92,7 +92,7 @@ export class WebPushTransport implements PushTransport {
       return webPushResult(response.status, response.headers, response.body, this.now());
     } catch (error) {
       if (error instanceof OutboundRequestError) return webPushFailure(error.kind, error.message);
-      return webPushFailure('network', (error as Error).message);
+      return webPushFailure('unreachable', (error as Error).message);
     }
   }
 
