@@ -133,6 +133,10 @@ describe('subscriptions (worker web app)', () => {
     const cases: Array<[unknown, string[]]> = [
       [{ ...good, endpoint: 'http://push.example.com/wpush/1' }, ['endpoint']],
       [{ ...good, endpoint: 'https://10.1.2.3/wpush/1' }, ['endpoint']],
+      // Push services are on 443, at the hosts of WEB_PUSH_SERVICE_HOSTS (the major browsers' by default).
+      [{ ...good, endpoint: 'https://fcm.googleapis.com:6379/fcm/send/1' }, ['endpoint']],
+      [{ ...good, endpoint: 'https://updates.push.services.mozilla.com:22/wpush/v2/1' }, ['endpoint']],
+      [{ ...good, endpoint: 'https://push.example.com/wpush/1' }, ['endpoint']],
       [{ ...good, endpoint: `https://push.example.com/${'x'.repeat(1100)}` }, ['endpoint']],
       [{ ...good, keys: { p256dh: good.keys.p256dh.slice(0, 40), auth: good.keys.auth } }, ['keys.p256dh']],
       [{ ...good, keys: { p256dh: good.keys.p256dh, auth: randomBytes(8).toString('base64url') } }, ['keys.auth']],

@@ -237,7 +237,7 @@ describe('example integrator verification', () => {
   const call = (path: string, body: string, headers: Record<string, string>, method = 'POST') =>
     fetch(`${integrator.url}${path}`, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body || undefined });
   const sign = (path: string, body: string, options: { secret?: string; now?: Date; method?: string } = {}) =>
-    signRequest({ secrets: [options.secret ?? SECRET], method: options.method ?? 'POST', pathWithQuery: path, body, webhookId: randomUUID(), now: options.now }) as unknown as Record<string, string>;
+    signRequest({ secrets: [options.secret ?? SECRET], method: options.method ?? 'POST', pathWithQuery: path, body, webhookId: `${randomUUID()}:${randomUUID()}`, now: options.now }) as unknown as Record<string, string>;
   const body = JSON.stringify({ eventId: randomUUID(), offerId: 'o1', workerId: 'w1', response: 'applied', respondedAt: new Date().toISOString() });
 
   it('accepts a good signature and answers /test without one', async () => {

@@ -53,6 +53,20 @@ const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 
 /** Why an address may not be called under the policy, or undefined when it may. */
 export function forbiddenReason(rawAddress: string, policy: AddressPolicy): string | undefined {
+  const verdict = judge(rawAddress, policy);
+  return typeof verdict === 'string' ? verdict : verdict && `${verdict.shown} is ${verdict.words}`;
+}
+
+/**
+ * What an address is, when the policy forbids it (`a loopback address`), without the address: for
+ * an address a host name resolved to, which the integrator did not write and need not be shown.
+ */
+export function forbiddenKind(rawAddress: string, policy: AddressPolicy): string | undefined {
+  const verdict = judge(rawAddress, policy);
+  return typeof verdict === 'string' ? verdict : verdict?.words;
+}
+
+function judge(rawAddress: string, policy: AddressPolicy): { shown: string; words: string } | 'not an IP address' | undefined {
   // net.isIP first: ipaddr.js also reads loose IPv4 spellings (octal, `127.1`) that no resolver returns.
   const family = isIP(rawAddress);
   if (family === 0) return 'not an IP address';
@@ -62,12 +76,12 @@ export function forbiddenReason(rawAddress: string, policy: AddressPolicy): stri
   const range = address.range();
 
   if (range === 'unicast') {
-    if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST)) return `${shown} is not a global unicast address (reserved)`;
+    if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST)) return { shown, words: 'not a global unicast address (reserved)' };
     return undefined;
   }
-  if (range === 'loopback') return policy.allowLoopback ? undefined : `${shown} is a loopback address`;
-  if (PRIVATE_RANGES.has(range)) return policy.allowPrivate ? undefined : `${shown} is a private network address`;
-  return `${shown} is ${ALWAYS_FORBIDDEN_WORDS[range] ?? `a reserved address (${range})`}`;
+  if (range === 'loopback') return policy.allowLoopback ? undefined : { shown, words: 'a loopback address' };
+  if (PRIVATE_RANGES.has(range)) return policy.allowPrivate ? undefined : { shown, words: 'a private network address' };
+  return { shown, words: ALWAYS_FORBIDDEN_WORDS[range] ?? `a reserved address (${range})` };
 }
 
 /**

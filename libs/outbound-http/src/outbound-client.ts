@@ -5,20 +5,34 @@ import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_URL_FULL } from '@opentelemetry/semantic-conventions';
 import { Agent, errors, util } from 'undici';
 import { failed, injectTraceHeaders, startSpan, tracingOn } from '@availability/service-core';
-import { type AddressPolicy, forbiddenReason } from './address-policy.js';
+import { type AddressPolicy, forbiddenKind, forbiddenReason } from './address-policy.js';
 
-/** Why a call did not get an HTTP response; each is reported to users in plain words. */
-export type OutboundFailureKind = 'timeout' | 'refused' | 'dns' | 'tls' | 'forbidden-address' | 'invalid-url' | 'network';
+/**
+ * Why a call did not get a whole HTTP response. Integrators are shown the kind and the message (the
+ * company-profile check, the delivery log), so both come from a small fixed set (see classify): a
+ * refused connection is not told from one the other side closed, or the platform would be a port
+ * scanner of any host the address policy allows, and nothing of the system's own words (errno
+ * names, OpenSSL's text with its source paths) is passed on. The error the call met is the `cause`.
+ */
+export type OutboundFailureKind = 'timeout' | 'unreachable' | 'dns' | 'tls' | 'invalid-answer' | 'forbidden-address' | 'invalid-url';
 
 export class OutboundRequestError extends Error {
   constructor(
     readonly kind: OutboundFailureKind,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'OutboundRequestError';
   }
 }
+
+/** The fixed words of the failures that carry nothing of the call's own. */
+export const FAILURE_WORDS = {
+  unreachable: 'could not connect, or the connection ended without a valid HTTP answer',
+  dns: 'the host name does not resolve',
+  'invalid-answer': 'the answer was cut off or its body was not valid HTTP',
+} as const;
 
 export interface OutboundResponse {
   status: number;
@@ -69,8 +83,9 @@ export function guardedLookup(resolve: Resolver, policy: AddressPolicy): LookupF
     resolve(hostname).then(
       (addresses) => {
         for (const { address } of addresses) {
-          const reason = forbiddenReason(address, policy);
-          if (reason) return callback(new OutboundRequestError('forbidden-address', `${reason} (resolved from ${hostname})`) as NodeJS.ErrnoException, '', 0);
+          // The kind of address, not the address: what a name resolves to inside is none of the caller's business.
+          const kind = forbiddenKind(address, policy);
+          if (kind) return callback(new OutboundRequestError('forbidden-address', `an address of ${hostname} is ${kind}`) as NodeJS.ErrnoException, '', 0);
         }
         const usable = options.family === 4 || options.family === 6 ? addresses.filter(({ family }) => family === options.family) : addresses;
         if (usable.length === 0) {
@@ -367,7 +382,7 @@ class BoundedResponseHandler {
     if (this.size > this.maxBytes) {
       // Enough read: answer with the bounded part and drop the rest of the response.
       this.finish(Buffer.concat(this.chunks, this.size).subarray(0, this.maxBytes).toString('utf8'), true);
-      this.stop(new OutboundRequestError('network', 'response larger than the limit; not read further'));
+      this.stop(new OutboundRequestError('invalid-answer', 'response larger than the limit; not read further'));
       return false;
     }
     return true;
@@ -382,7 +397,7 @@ class BoundedResponseHandler {
     if (this.settled) return;
     this.settled = true;
     this.queue?.remove(this);
-    this.reject(classify(error, this.timeoutMs));
+    this.reject(classify(error, this.timeoutMs, this.status !== 0));
   }
 
   /** The deadline passed (the queue has already dropped this call). */
@@ -408,7 +423,15 @@ class BoundedResponseHandler {
   }
 }
 
-function classify(error: unknown, timeoutMs: number): OutboundRequestError {
+/**
+ * The error a call met as one of the fixed failures. Once a status line and headers have come
+ * (`answered`), what goes wrong is the answer's (`invalid-answer`: cut off, a broken chunk). Before,
+ * anything but a timeout, a name that does not resolve or a TLS server's certificate or handshake is
+ * `unreachable`: refused, reset, closed, no route, bytes that are not an HTTP answer (an SSH banner,
+ * a Redis error), a TLS handshake with something that does not speak TLS. These are one reason on
+ * purpose: apart, they would tell an open port from a closed one.
+ */
+function classify(error: unknown, timeoutMs: number, answered: boolean): OutboundRequestError {
   if (error instanceof OutboundRequestError) return error;
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof OutboundRequestError) return cause;
@@ -419,18 +442,20 @@ function classify(error: unknown, timeoutMs: number): OutboundRequestError {
     error instanceof errors.BodyTimeoutError ||
     error instanceof errors.ConnectTimeoutError ||
     name === 'TimeoutError' ||
-    name === 'AbortError'
+    name === 'AbortError' ||
+    code === 'ETIMEDOUT'
   ) {
-    return new OutboundRequestError('timeout', `no response within ${timeoutMs} ms`);
+    return new OutboundRequestError('timeout', `no response within ${timeoutMs} ms`, { cause: error });
   }
-  if (code === 'ECONNREFUSED') return new OutboundRequestError('refused', 'connection refused');
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new OutboundRequestError('dns', 'the host name does not resolve');
-  if (/CERT|SSL|TLS/i.test(code) || /certificate|ssl|tls/i.test((error as Error).message)) return tlsFailure(error as TlsError, code);
-  return new OutboundRequestError('network', (error as Error).message || code || 'network error');
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'ENODATA') return new OutboundRequestError('dns', FAILURE_WORDS.dns, { cause: error });
+  const tls = tlsFailure(error as TlsError, code);
+  if (tls) return tls;
+  if (answered) return new OutboundRequestError('invalid-answer', FAILURE_WORDS['invalid-answer'], { cause: error });
+  return new OutboundRequestError('unreachable', FAILURE_WORDS.unreachable, { cause: error });
 }
 
 /** What Node's TLS errors carry besides the message. */
-type TlsError = Error & { host?: string; cert?: { subjectaltname?: string } };
+type TlsError = Error & { host?: string };
 
 /** Certificate checks that fail because nobody the platform trusts vouches for the certificate. */
 const UNTRUSTED = new Set([
@@ -440,16 +465,20 @@ const UNTRUSTED = new Set([
   'SELF_SIGNED_CERT_IN_CHAIN',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
 ]);
+/** Node's and OpenSSL's codes of a certificate the platform did not accept (the rest of the verify codes). */
+const CERTIFICATE = /^(CERT_|UNABLE_TO_|INVALID_CA$|INVALID_PURPOSE$|PATH_LENGTH_EXCEEDED$|HOSTNAME_MISMATCH$|ERR_TLS_CERT_)/;
+/** A TLS server refused the handshake (an alert: no protocol version or cipher in common, a client certificate wanted). */
+const HANDSHAKE = /^ERR_SSL_(SSLV3_ALERT|TLSV1_ALERT|TLSV13_ALERT)_|^ERR_SSL_(UNSUPPORTED_PROTOCOL|NO_PROTOCOLS_AVAILABLE|NO_SHARED_CIPHER)$/;
 
-/** A TLS failure in words an integrator's admin can act on, with the code for whoever digs further. */
-function tlsFailure(error: TlsError, code: string): OutboundRequestError {
+/** A TLS server's certificate or handshake problem, in fixed words an integrator's admin can act on; undefined for anything else. */
+function tlsFailure(error: TlsError, code: string): OutboundRequestError | undefined {
   let words: string;
   if (code === 'CERT_HAS_EXPIRED') words = 'the certificate has expired';
   else if (code === 'CERT_NOT_YET_VALID') words = 'the certificate is not valid yet';
   else if (UNTRUSTED.has(code)) words = 'the certificate is signed by an authority the platform does not trust (neither a public CA nor a CA configured for the platform)';
-  else if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    const names = error.cert?.subjectaltname;
-    words = `the certificate is not valid for ${error.host ?? 'this host name'}${names ? ` (it is made out for ${names})` : ''}`;
-  } else words = `the TLS handshake failed: ${error.message}`;
-  return new OutboundRequestError('tls', code && !words.includes(code) ? `${words} (${code})` : words);
+  else if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') words = `the certificate is not valid for ${error.host ?? 'this host name'}`;
+  else if (CERTIFICATE.test(code)) words = 'the certificate was not accepted';
+  else if (HANDSHAKE.test(code)) words = 'the TLS handshake failed (no protocol version or cipher in common, or a client certificate wanted)';
+  else return undefined;
+  return new OutboundRequestError('tls', words, { cause: error });
 }

@@ -60,10 +60,10 @@ describe('https integrators', () => {
   it('refuses an expired certificate and one made out for another host name', async () => {
     const client = new OutboundClient({ policy, extraCaCertificates: readCaFile(certificates.caFile) });
     try {
-      expect((await tlsFailure(client, await httpsServer(certificates.expired))).message).toMatch(/^the certificate has expired/);
+      expect((await tlsFailure(client, await httpsServer(certificates.expired))).message).toBe('the certificate has expired');
+      // The names the certificate is made out for are the other side's: not repeated.
       const wrongName = await tlsFailure(client, await httpsServer(certificates.otherName));
-      expect(wrongName.message).toMatch(/^the certificate is not valid for localhost/);
-      expect(wrongName.message).toContain('other.example');
+      expect(wrongName.message).toBe('the certificate is not valid for localhost');
     } finally {
       await client.close();
     }

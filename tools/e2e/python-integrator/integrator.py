@@ -3,8 +3,9 @@
 
 Written from docs/integrator-guide.md alone, as an organisation outside the platform's code base
 would: it serves the calls the platform makes (spec 4.2), verifies both signature schemes on every
-signed call with its own code, de-duplicates by `webhook-id`, answers contact suggestions from a
-small in-memory list, and can register itself on its organisation's company profile.
+signed call with its own code, de-duplicates by event (the body's `eventId`, else `webhook-id`),
+answers contact suggestions from a small in-memory list, and can register itself on its
+organisation's company profile.
 
     python3 integrator.py --port 8080 --secret 'a-long-random-secret' \\
         --directory-url http://localhost:3001 --portal-token put_... --enable-suggestions
@@ -42,6 +43,9 @@ MAX_BODY_BYTES = 1024 * 1024
 HMAC_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 HMAC_ENTRY = re.compile(r"^hmac ([0-9a-f]{64})$")
 UNIX_SECONDS = re.compile(r"^\d{1,12}$")
+# A webhook's id as the platform forms it: `<eventId>:<organisationId>`. The ids of /test/auth
+# (`test-...`) and /contact-suggestions (`suggest-...`) name no event.
+WEBHOOK_ID = re.compile(r"^[A-Za-z0-9-]{1,64}:[A-Za-z0-9-]{1,64}$")
 
 # A few contacts to suggest (spec 2.7, 2.8); a real service would search its own records.
 CONTACTS = [
@@ -123,6 +127,26 @@ def verify_standard_webhook(secrets, raw_body, headers, now=None):
     return None if any_matches(secrets, message, given) else "webhook-signature mismatch"
 
 
+def webhook_id_problem(headers):
+    """None when the request carries one webhook-id of the platform's form, else why not."""
+    ids = headers.get_all("webhook-id") or []
+    if not ids:
+        return "a webhook must carry a webhook-id header"
+    if len(ids) != 1 or not WEBHOOK_ID.match(ids[0]):
+        return "webhook-id must be one <eventId>:<organisationId>"
+    return None
+
+
+def deduplication_key(webhook_id, raw_body):
+    """What tells a repeat from a new event: the signed body's `eventId` where there is one, else the
+    webhook-id (`hmac` does not sign the id, so a replay could come with a new one)."""
+    try:
+        event_id = json.loads(raw_body.decode("utf-8")).get("eventId") if raw_body.lstrip().startswith(b"{") else None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        event_id = None
+    return f"event:{event_id}" if isinstance(event_id, str) and event_id else f"webhook:{webhook_id}"
+
+
 def any_matches(secrets, message, given):
     """True if any given signature is the HMAC-SHA256 of `message` with any secret; compares every pair in constant time."""
     valid = False
@@ -140,7 +164,7 @@ def any_matches(secrets, message, given):
 
 
 class Received:
-    """Every call, and the webhooks acted on (once per `webhook-id`, however often delivered)."""
+    """Every call, and the webhooks acted on (once per event, however often delivered; see deduplication_key)."""
 
     def __init__(self):
         self.lock = threading.Lock()
@@ -151,15 +175,15 @@ class Received:
         with self.lock:
             self.calls.append(call)
 
-    def first_delivery(self, webhook_id, call):
-        """True the first time a webhook-id is seen (act on it); a repeat only counts a delivery."""
+    def first_delivery(self, key, call):
+        """True the first time an event's key is seen (act on it); a repeat only counts a delivery."""
         with self.lock:
-            known = self.webhooks.get(webhook_id)
+            known = self.webhooks.get(key)
             if known:
                 known["deliveries"] += 1
                 return False
-            self.webhooks[webhook_id] = {
-                "webhookId": webhook_id,
+            self.webhooks[key] = {
+                "webhookId": call["webhookId"],
                 "method": call["method"],
                 "path": call["path"],
                 "body": call["body"],
@@ -243,6 +267,11 @@ class Integrator(BaseHTTPRequestHandler):
             return self.answer(200, {"ok": True})
         if name == "contact-suggestions":
             return self.suggest(raw_body, reasons)
+        # A webhook without the platform's webhook-id cannot be told from a replay: refused.
+        problem = webhook_id_problem(self.headers)
+        if problem:
+            self.received.record(self.call_record(name, raw_body, reasons, 400))
+            return self.answer(400, {"error": problem})
         if name == "offer-response":
             return self.offer_response(raw_body, reasons)
         return self.contact_added(worker_id, raw_body, reasons)
@@ -257,7 +286,7 @@ class Integrator(BaseHTTPRequestHandler):
             self.received.record(self.call_record("offer-response", raw_body, reasons, 400))
             return self.answer(400, {"error": "not a Worker Offer Response"})
         call = self.call_record("offer-response", raw_body, reasons, 204)
-        call["duplicate"] = not self.received.first_delivery(call["webhookId"], call)
+        call["duplicate"] = not self.received.first_delivery(deduplication_key(call["webhookId"], raw_body), call)
         self.received.record(call)
         # A repeat (retry, redelivery, replay) gets a 2xx too, but is not acted on twice.
         self.answer(204)
@@ -265,7 +294,7 @@ class Integrator(BaseHTTPRequestHandler):
     def contact_added(self, worker_id, raw_body, reasons):
         call = self.call_record("contact-added", raw_body, reasons, 204)
         call["workerId"] = worker_id
-        call["duplicate"] = not self.received.first_delivery(call["webhookId"], call)
+        call["duplicate"] = not self.received.first_delivery(deduplication_key(call["webhookId"], raw_body), call)
         self.received.record(call)
         self.answer(204)
 

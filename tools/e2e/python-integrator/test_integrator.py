@@ -3,7 +3,7 @@
 import unittest
 from email.message import Message
 
-from integrator import verify_hmac, verify_standard_webhook
+from integrator import deduplication_key, verify_hmac, verify_standard_webhook, webhook_id_problem
 
 SECRET = "example-secret-do-not-use"
 NEW_SECRET = "example-secret-2-do-not-use"
@@ -92,6 +92,20 @@ class StandardWebhooksScheme(unittest.TestCase):
         for name, (secrets, body, given) in cases.items():
             with self.subTest(name):
                 self.assertIsNotNone(verify_standard_webhook(secrets, body, given, now=SIGNED_AT))
+
+
+class Deduplication(unittest.TestCase):
+    def test_webhook_id_of_the_platforms_form(self):
+        self.assertIsNone(webhook_id_problem(headers(webhook_id="7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f:9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d")))
+        for given in (headers(), headers(webhook_id="test-7d1f5a9e"), headers(webhook_id="a:b:c"), headers(webhook_id=["a:b", "a:b"])):
+            with self.subTest(given=given.get_all("webhook-id")):
+                self.assertIsNotNone(webhook_id_problem(given))
+
+    def test_key_is_the_bodys_event_id_else_the_webhook_id(self):
+        self.assertEqual(deduplication_key("other:org", BODY), "event:7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f")
+        self.assertEqual(deduplication_key("e:org", b""), "webhook:e:org")
+        self.assertEqual(deduplication_key("e:org", b'{"eventId": 7}'), "webhook:e:org")
+        self.assertEqual(deduplication_key("e:org", b"{not json"), "webhook:e:org")
 
 
 if __name__ == "__main__":

@@ -157,7 +157,7 @@ describe('an integrator in Python, standard library only, reached by host name',
     ]);
   });
 
-  it('rejects with 401 what does not verify, sent to it directly, and acts on a webhook-id once', async () => {
+  it('rejects with 401 what does not verify, sent to it directly, and acts on an event once', async () => {
     const path = `${BASE_PATH}/offer/response`;
     const body = JSON.stringify({ eventId: 'e-1', offerId: 'o-1', workerId: 'w-1', response: 'applied', respondedAt: new Date().toISOString() });
     const signed = (overrides: { secrets?: string[]; pathWithQuery?: string; now?: Date; webhookId: string }) =>
@@ -179,8 +179,12 @@ describe('an integrator in Python, standard library only, reached by host name',
     const unsignedAuth = await sendDirectly(`${BASE_PATH}/test/auth`, { method: 'GET', headers: {} });
     expect(unsignedAuth.status).toBe(401);
 
+    // Signed, but with an id that names no event (as /test/auth's does): not a webhook of the platform's.
+    const notAnEvent = signed({ webhookId: 'test-not-an-event' });
+    expect((await post(notAnEvent)).status).toBe(400);
+
     // The same request properly signed, during a rotation (another secret signs first): accepted, once.
-    const good = signed({ secrets: ['the-next-secret-0123456789', SECRET], webhookId: 'good-1' });
+    const good = signed({ secrets: ['the-next-secret-0123456789', SECRET], webhookId: 'good-1:direct' });
     expect((await post(good)).status).toBe(204);
     expect((await post(good)).status).toBe(204);
 
@@ -189,13 +193,14 @@ describe('an integrator in Python, standard library only, reached by host name',
       const call = received.calls.find((c) => c.webhookId === attempt.headers['webhook-id']);
       expect({ case: attempt.name, status: call?.status, verified: call?.verified }).toEqual({ case: attempt.name, status: 401, verified: attempt.verified });
     }
-    const acted = received.webhooks.filter((w) => w.webhookId.startsWith('bad-') || w.webhookId === 'good-1');
-    expect(acted.map((w) => ({ webhookId: w.webhookId, deliveries: w.deliveries }))).toEqual([{ webhookId: 'good-1', deliveries: 2 }]);
-    expect(received.calls.filter((c) => c.webhookId === 'good-1').map((c) => c.duplicate)).toEqual([false, true]);
+    expect(received.calls.find((c) => c.webhookId === 'test-not-an-event')).toMatchObject({ status: 400, verified: BOTH_VERIFIED });
+    const acted = received.webhooks.filter((w) => w.webhookId.startsWith('bad-') || w.webhookId.endsWith(':direct') || w.webhookId === 'test-not-an-event');
+    expect(acted.map((w) => ({ webhookId: w.webhookId, deliveries: w.deliveries }))).toEqual([{ webhookId: 'good-1:direct', deliveries: 2 }]);
+    expect(received.calls.filter((c) => c.webhookId === 'good-1:direct').map((c) => c.duplicate)).toEqual([false, true]);
   });
 
   it('acted on each webhook the platform sent exactly once', async () => {
-    const fromPlatform = (await running().received()).webhooks.filter((w) => w.webhookId.includes(':'));
+    const fromPlatform = (await running().received()).webhooks.filter((w) => w.webhookId.includes(':') && !w.webhookId.endsWith(':direct'));
     expect(fromPlatform.map((w) => ({ path: w.path, deliveries: w.deliveries })).sort((a, b) => a.path.localeCompare(b.path))).toEqual([
       { path: `${BASE_PATH}/contact/new/${agency.workers[1].id}`, deliveries: 1 },
       { path: `${BASE_PATH}/offer/response`, deliveries: 1 },

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OutboundClient, OutboundRequestError } from '@availability/outbound-http';
 import { verifyRequest } from '@availability/webhook-signing';
@@ -36,15 +37,29 @@ describe('secretProblem', () => {
 
 describe('describeFailure', () => {
   it.each([
-    ['tls', 'the certificate has expired (CERT_HAS_EXPIRED)', 'GET /test failed: TLS failed: the certificate has expired (CERT_HAS_EXPIRED)'],
+    ['tls', 'the certificate has expired', 'GET /test failed: TLS failed: the certificate has expired'],
     ['dns', 'the host name does not resolve', 'GET /test failed: the host name does not resolve (DNS)'],
     [
+      'unreachable',
+      'could not connect, or the connection ended without a valid HTTP answer',
+      'GET /test failed: could not connect, or the connection ended without a valid HTTP answer (check the host name, the port, and http or https)',
+    ],
+    ['invalid-answer', 'the answer was cut off or its body was not valid HTTP', 'GET /test failed: the answer was cut off or its body was not valid HTTP'],
+    [
       'forbidden-address',
-      '10.0.0.7 is a private network address (resolved from partner.example)',
-      'GET /test failed: forbidden address: 10.0.0.7 is a private network address (resolved from partner.example); the platform does not call private, loopback or link-local addresses',
+      'an address of partner.example is a private network address',
+      'GET /test failed: forbidden address: an address of partner.example is a private network address; the platform does not call private, loopback or link-local addresses',
     ],
   ] as const)('says what a %s failure means', (kind, message, expected) => {
     expect(describeFailure('/test', new OutboundRequestError(kind, message), 5000)).toEqual({ call: '/test', cause: kind, message: expected });
+  });
+
+  it('passes on nothing of a failure it does not know but that it could not connect', () => {
+    expect(describeFailure('/test', new Error('connect ECONNREFUSED 10.1.2.3:6379'), 5000)).toEqual({
+      call: '/test',
+      cause: 'unreachable',
+      message: 'GET /test failed: could not connect, or the connection ended without a valid HTTP answer (check the host name, the port, and http or https)',
+    });
   });
 });
 
@@ -52,6 +67,11 @@ describe('WebhookEndpointChecker', () => {
   const SECRET = 'checker-secret-0123456789';
   let server: Server;
   let base: string;
+  let closing: TcpServer;
+  let banner: TcpServer;
+  let closedPort: number;
+  let closingPort: number;
+  let bannerPort: number;
   const client = new OutboundClient({ policy: { allowLoopback: true, allowPrivate: false } });
   const checker = new WebhookEndpointChecker(client, 300);
 
@@ -71,16 +91,35 @@ describe('WebhookEndpointChecker', () => {
     server.listen(0, 'localhost');
     await once(server, 'listening');
     base = `http://localhost:${(server.address() as { port: number }).port}`;
+    const closed = createTcpServer().listen(0, 'localhost');
+    await once(closed, 'listening');
+    closedPort = (closed.address() as { port: number }).port;
+    closed.close();
+    await once(closed, 'close');
+    closing = createTcpServer((socket) => socket.destroy()).listen(0, 'localhost');
+    banner = createTcpServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n')).listen(0, 'localhost');
+    await Promise.all([once(closing, 'listening'), once(banner, 'listening')]);
+    closingPort = (closing.address() as { port: number }).port;
+    bannerPort = (banner.address() as { port: number }).port;
   });
 
   afterAll(async () => {
     await client.close();
     server.closeAllConnections();
     server.close();
+    closing.close();
+    banner.close();
   });
 
   it('passes when /test answers 200 and /test/auth verifies the signature made with the secret', async () => {
     expect(await checker.check(`${base}/ok`, SECRET)).toBeUndefined();
+  });
+
+  it('cannot be used to tell a closed port from one that takes the connection and closes it, or answers in another protocol', async () => {
+    const refused = await checker.check(`http://localhost:${closedPort}`, SECRET);
+    expect(refused).toMatchObject({ call: '/test', cause: 'unreachable' });
+    for (const port of [closingPort, bannerPort]) expect([port, await checker.check(`http://localhost:${port}`, SECRET)]).toEqual([port, refused]);
+    expect(refused?.message).not.toMatch(/ECONN|socket|other side|refused/i);
   });
 
   it('names the failing call and the cause', async () => {

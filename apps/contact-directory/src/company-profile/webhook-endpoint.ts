@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type OutboundClient, OutboundRequestError } from '@availability/outbound-http';
+import { FAILURE_WORDS, type OutboundClient, type OutboundFailureKind, OutboundRequestError } from '@availability/outbound-http';
 import { DEFAULT_SIGNATURE_SCHEMES, parseSignatureSchemes, type SignatureScheme, type SigningKey, signRequest } from '@availability/webhook-signing';
 
 export const MAX_BASE_URL_LENGTH = 2000;
@@ -67,26 +67,30 @@ export type SetUpCall = '/test' | '/test/auth';
 
 export interface EndpointCheckFailure {
   call: SetUpCall;
-  /** Machine-readable cause: `status`, `redirect` or an OutboundRequestError kind. */
+  /** Machine-readable cause: `status`, `redirect` or an OutboundRequestError kind (`timeout`, `unreachable`, `dns`, `tls`, `invalid-answer`, `forbidden-address`, `invalid-url`). */
   cause: string;
   /** Plain words for the organisation's admin, never containing the secret. */
   message: string;
   status?: number;
 }
 
-/** In plain words, why a call did not get a 200. */
+/**
+ * In plain words, why a call did not get a 200: the outbound client's fixed reasons (libs/outbound-http
+ * classify), with a hint where the admin can act. Nothing else of the error is passed on: the
+ * organisation chooses the address, so any more would tell it about hosts the platform can reach.
+ */
 export function describeFailure(call: SetUpCall, error: unknown, timeoutMs: number): EndpointCheckFailure {
-  if (!(error instanceof OutboundRequestError)) return { call, cause: 'network', message: `GET ${call} failed: network error` };
-  const why: Record<string, string> = {
+  const failure = error instanceof OutboundRequestError ? error : new OutboundRequestError('unreachable', FAILURE_WORDS.unreachable);
+  const why: Record<OutboundFailureKind, string> = {
     timeout: `no answer within ${timeoutMs} ms (timeout)`,
-    refused: 'connection refused',
-    dns: 'the host name does not resolve (DNS)',
-    tls: `TLS failed: ${error.message}`,
-    'forbidden-address': `forbidden address: ${error.message}; the platform does not call private, loopback or link-local addresses`,
-    'invalid-url': `invalid URL: ${error.message}`,
-    network: `network error: ${error.message}`,
+    unreachable: `${FAILURE_WORDS.unreachable} (check the host name, the port, and http or https)`,
+    dns: `${FAILURE_WORDS.dns} (DNS)`,
+    tls: `TLS failed: ${failure.message}`,
+    'invalid-answer': failure.message,
+    'forbidden-address': `forbidden address: ${failure.message}; the platform does not call private, loopback or link-local addresses`,
+    'invalid-url': `invalid URL: ${failure.message}`,
   };
-  return { call, cause: error.kind, message: `GET ${call} failed: ${why[error.kind] ?? error.message}` };
+  return { call, cause: failure.kind, message: `GET ${call} failed: ${why[failure.kind]}` };
 }
 
 export function describeStatus(call: SetUpCall, status: number): EndpointCheckFailure {

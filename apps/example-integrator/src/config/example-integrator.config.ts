@@ -51,12 +51,13 @@ export class ExampleIntegratorConfig extends ServiceConfig {
   INTEGRATOR_TOLERANCE_SECONDS = 300;
 
   /**
-   * Which signature the webhooks (all but /test/auth) must carry: `hmac` with INTEGRATOR_SECRET, or
-   * `v1a`, the platform's ed25519 signature checked against its key set (INTEGRATOR_KEY_SET_URL): set
-   * `signatureSchemes` on the company profile to match. /test/auth is always `hmac` (spec 5).
+   * Which signature the webhooks (all but /test/auth) must carry: `hmac` with INTEGRATOR_SECRET; `v1`,
+   * Standard Webhooks with the same secret; or `v1a`, the platform's ed25519 signature checked against
+   * its key set (INTEGRATOR_KEY_SET_URL). `v1` and `v1a` also sign the webhook-id. Set
+   * `signatureSchemes` on the company profile to include it. /test/auth is always `hmac` (spec 5).
    */
-  @IsIn(['hmac', 'v1a'])
-  INTEGRATOR_SIGNATURE_SCHEME: 'hmac' | 'v1a' = 'hmac';
+  @IsIn(['hmac', 'v1', 'v1a'])
+  INTEGRATOR_SIGNATURE_SCHEME: 'hmac' | 'v1' | 'v1a' = 'hmac';
 
   /** The platform's published key set, e.g. `https://webhooks.platform.example/.well-known/webhook-keys.json`; required with `v1a`. */
   @ValidateIf((config: ExampleIntegratorConfig) => config.INTEGRATOR_KEY_SET_URL !== '' || config.INTEGRATOR_SIGNATURE_SCHEME === 'v1a')

@@ -15,9 +15,10 @@ export interface ReceivedWebhook {
 }
 
 /**
- * What the integrator has received, de-duplicated by `webhook-id`: the platform delivers at least
- * once and keeps the id across retries, so a repeat is acknowledged (2xx, or it would be retried)
- * but not acted on twice. A real integrator keeps the ids in its database; memory is enough here.
+ * What the integrator has received, de-duplicated by event (see deduplicationKey: the body's
+ * `eventId`, else the `webhook-id`): the platform delivers at least once and keeps both across
+ * retries, so a repeat is acknowledged (2xx, or it would be retried) but not acted on twice. A real
+ * integrator keeps the keys in its database; memory is enough here.
  */
 @Injectable()
 export class ReceivedStore {
@@ -27,19 +28,19 @@ export class ReceivedStore {
 
   constructor(private readonly config: ExampleIntegratorConfig) {}
 
-  /** True when this webhook-id is new (and records it); false for a repeat. */
-  record(arrived: Omit<ReceivedWebhook, 'deliveries'>): boolean {
-    const known = this.seen.get(arrived.webhookId);
+  /** True when the event `key` names is new (and records it); false for a repeat. */
+  record(key: string, arrived: Omit<ReceivedWebhook, 'deliveries'>): boolean {
+    const known = this.seen.get(key);
     if (known) {
       // Refresh its place in the LRU order.
-      this.seen.delete(arrived.webhookId);
-      this.seen.set(arrived.webhookId, known);
+      this.seen.delete(key);
+      this.seen.set(key, known);
       known.deliveries += 1;
       this.duplicates += 1;
       return false;
     }
     const webhook = { ...arrived, deliveries: 1 };
-    this.seen.set(webhook.webhookId, webhook);
+    this.seen.set(key, webhook);
     if (this.seen.size > this.config.INTEGRATOR_DEDUP_CAPACITY) this.seen.delete(this.seen.keys().next().value as string);
     this.received.push(webhook);
     if (this.received.length > this.config.INTEGRATOR_RECEIVED_CAPACITY) this.received.shift();

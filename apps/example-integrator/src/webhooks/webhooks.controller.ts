@@ -9,6 +9,7 @@ import { ReceivedTokenGuard } from './received-token.guard.js';
 import { ReceivedStore } from './received.store.js';
 import { SignatureGuard } from './signature.guard.js';
 import { isTestEvent } from './test-event.js';
+import { deduplicationKey, webhookIdOf } from './webhook-identity.js';
 import { AuthenticatedView, ReceivedView, ReceivedWebhooksView, UpView } from './webhooks.view.js';
 
 /**
@@ -48,6 +49,8 @@ export class WebhooksController {
   @UseGuards(SignatureGuard)
   @ApiOperation({ summary: 'Worker Offer Response: a worker applied to or rejected an offer' })
   @ApiOkResponse({ description: 'Acknowledged', type: ReceivedView })
+  @ApiResponse({ status: 400, description: 'No webhook-id, or one that names no event (`<eventId>:<organisationId>`)' })
+  @ApiResponse({ status: 401, description: 'Signature missing, wrong or stale' })
   offerResponse(@Req() request: FastifyRequest): ReceivedView {
     return { received: this.record(request) };
   }
@@ -56,6 +59,8 @@ export class WebhooksController {
   @UseGuards(SignatureGuard)
   @ApiOperation({ summary: 'Worker Added Contact: a worker added us as a contact to share availability with' })
   @ApiOkResponse({ description: 'Acknowledged', type: ReceivedView })
+  @ApiResponse({ status: 400, description: 'No webhook-id, or one that names no event (`<eventId>:<organisationId>`)' })
+  @ApiResponse({ status: 401, description: 'Signature missing, wrong or stale' })
   contactNew(@Param('workerId') _workerId: string, @Req() request: FastifyRequest): ReceivedView {
     return { received: this.record(request) };
   }
@@ -74,7 +79,7 @@ export class WebhooksController {
   /** For demos and tests: what has been received so far (not part of the spec; a real integrator has no such route). */
   @Get('received')
   @UseGuards(ReceivedTokenGuard)
-  @ApiOperation({ summary: 'Webhooks received (unique by webhook-id) and how many repeats were ignored' })
+  @ApiOperation({ summary: 'Webhooks received (once per event) and how many repeats were ignored' })
   @ApiOkResponse({ description: 'What has been received', type: ReceivedWebhooksView })
   list(): ReceivedWebhooksView {
     return this.received.list();
@@ -88,14 +93,17 @@ export class WebhooksController {
   }
 
   /**
-   * Records a verified webhook once per webhook-id; a repeat is acknowledged but not acted on again.
-   * A test event is recorded as one (a real integrator would answer 2xx and do nothing else).
+   * Records a verified webhook once per event (the body's eventId, else the webhook-id); a repeat is
+   * acknowledged but not acted on again. A webhook without a webhook-id of the platform's form is
+   * refused: it cannot be told from a replay. A test event is recorded as one (a real integrator
+   * would answer 2xx and do nothing else).
    */
   private record(request: FastifyRequest): boolean {
-    const webhookId = request.headers['webhook-id'];
+    const id = webhookIdOf(request.headers);
+    if ('problem' in id) throw ProblemException.field('webhook-id', id.problem);
     const body = rawBodyOf(request).toString('utf8');
-    return this.received.record({
-      webhookId: typeof webhookId === 'string' ? webhookId : `no-id:${Date.now()}:${Math.random()}`,
+    return this.received.record(deduplicationKey(id.webhookId, body), {
+      webhookId: id.webhookId,
       method: request.method,
       path: request.raw.url ?? request.url,
       body,

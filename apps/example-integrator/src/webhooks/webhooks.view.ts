@@ -14,13 +14,13 @@ export class AuthenticatedView {
 
 /** The acknowledgement of a webhook. */
 export class ReceivedView {
-  @ApiProperty({ description: 'False for a repeat of a webhook-id already received: acknowledged, not acted on again', example: true })
+  @ApiProperty({ description: 'False for a repeat of an event already received (the same eventId in the body, else the same webhook-id): acknowledged, not acted on again', example: true })
   received: boolean;
 }
 
-/** A webhook as it arrived, once per webhook-id. */
+/** A webhook as it arrived, once per event. */
 export class ReceivedWebhookView {
-  @ApiProperty({ description: 'The webhook-id header', example: '9ab9a347-8e54-490e-9949-a1f91401a955:8333fa9f-0801-4965-8862-bab6bda8a17c' })
+  @ApiProperty({ description: 'The webhook-id header of its first delivery', example: '9ab9a347-8e54-490e-9949-a1f91401a955:8333fa9f-0801-4965-8862-bab6bda8a17c' })
   webhookId: string;
 
   @ApiProperty({ example: 'POST' })

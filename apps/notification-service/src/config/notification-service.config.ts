@@ -1,6 +1,7 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import { EVENT_RECORD_MIN_RETENTION_DAYS } from '@availability/messaging';
 import { BusServiceConfig, developmentOnly, InProduction, IsHttpUrl, isUrlWithHost, oneOf, required, unset } from '@availability/service-core';
+import { DEFAULT_PUSH_SERVICE_HOSTS, PUSH_SERVICE_HOST_PATTERN, pushServiceHosts } from '../web-push/subscription-rules.js';
 
 /** notification-service settings (on top of ServiceConfig); see apps/notification-service/README.md. */
 export class NotificationServiceConfig extends BusServiceConfig {
@@ -60,6 +61,19 @@ export class NotificationServiceConfig extends BusServiceConfig {
   @IsIn(['true', 'false'])
   @InProduction(developmentOnly)
   WEB_PUSH_ALLOW_LOOPBACK: 'true' | 'false' = 'false';
+
+  /**
+   * The push services Web Push subscriptions may name (comma-separated host names; `*.` stands for
+   * one label): the major browsers' by default. Endpoints must also be https on 443. Loopback push
+   * services are WEB_PUSH_ALLOW_LOOPBACK's alone (development and tests).
+   */
+  @IsString()
+  @MaxLength(2000)
+  @ValidateBy({
+    name: 'push service host names',
+    validator: { validate: (value: unknown) => typeof value === 'string' && pushServiceHosts(value).every((entry) => PUSH_SERVICE_HOST_PATTERN.test(entry)) },
+  }, { message: 'WEB_PUSH_SERVICE_HOSTS must be host names of at least two labels, or *. and such a name, comma-separated' })
+  WEB_PUSH_SERVICE_HOSTS = DEFAULT_PUSH_SERVICE_HOSTS;
 
   /** Time for one Web Push request (connect, send, answer); a timeout is retried like a 503. */
   @IsInt()

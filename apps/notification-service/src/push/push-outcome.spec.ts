@@ -21,7 +21,7 @@ describe('push outcome per channel', () => {
   });
 
   it('Web Push: 429, 5xx and failures to connect are retried like FCM’s 503, until the last attempt', () => {
-    for (const result of [webPushResult(429, {}, ''), webPushResult(500, {}, ''), webPushResult(503, {}, ''), webPushFailure('timeout', 't'), webPushFailure('refused', 'r'), webPushFailure('dns', 'd')]) {
+    for (const result of [webPushResult(429, {}, ''), webPushResult(500, {}, ''), webPushResult(503, {}, ''), webPushFailure('timeout', 't'), webPushFailure('unreachable', 'r'), webPushFailure('dns', 'd')]) {
       expect(pushOutcome('web-push', result, false)).toBe('retrying');
       expect(pushOutcome('web-push', result, true)).toBe('failed');
     }

@@ -15,9 +15,31 @@ const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/**
+ * The push services of the major browsers (WEB_PUSH_SERVICE_HOSTS's default): Chrome, Edge's
+ * Chromium and most others use FCM, Firefox Mozilla's autopush, Edge also WNS, Safari Apple's.
+ */
+export const DEFAULT_PUSH_SERVICE_HOSTS = 'fcm.googleapis.com,updates.push.services.mozilla.com,*.notify.windows.com,web.push.apple.com';
+
+/**
+ * One entry of WEB_PUSH_SERVICE_HOSTS: a host name of at least two labels, or `*.` and such a name
+ * (the `*` standing for one label). No bare `*` or `*.tld`: the list never opens to any host.
+ */
+export const PUSH_SERVICE_HOST_PATTERN = /^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+
 export interface SubscriptionRules {
-  /** Development and tests only (WEB_PUSH_ALLOW_LOOPBACK): http:// and https:// push services on loopback. */
+  /** Development and tests only (WEB_PUSH_ALLOW_LOOPBACK): http:// and https:// push services on loopback, any port. */
   allowLoopback: boolean;
+  /** Host names (or `*.` one label under a name) of the push services endpoints may be on (WEB_PUSH_SERVICE_HOSTS). */
+  pushServiceHosts: readonly string[];
+}
+
+/** WEB_PUSH_SERVICE_HOSTS as a list, lower-case (its config check has refused anything but names and `*.` names). */
+export function pushServiceHosts(setting: string): string[] {
+  return setting
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
 }
 
 export interface SubscriptionInput {
@@ -34,7 +56,12 @@ export function decodeBase64url(value: string): Buffer | undefined {
   return Buffer.from(unpadded, 'base64url');
 }
 
-/** Why the endpoint is not a push service URL the platform may call, or undefined. */
+/**
+ * Why the endpoint is not a push service URL the platform may call, or undefined: https on 443 at a
+ * host of the allow-list (push services are nowhere else, and an endpoint comes from a browser, so
+ * from a worker: no other port or host may be made a target), or, where allowed, a loopback push
+ * service (development and tests) on any port.
+ */
 export function endpointProblem(endpoint: string, rules: SubscriptionRules): string | undefined {
   if (endpoint.length > MAX_ENDPOINT_LENGTH) return `endpoint must be at most ${MAX_ENDPOINT_LENGTH} characters`;
   if (!PRINTABLE_ASCII.test(endpoint)) return 'endpoint must be a URL of printable ASCII characters without spaces';
@@ -46,18 +73,28 @@ export function endpointProblem(endpoint: string, rules: SubscriptionRules): str
   }
   if (url.username || url.password) return 'endpoint must not carry credentials';
   if (url.hash) return 'endpoint must not have a fragment';
-  const loopbackName = LOOPBACK_HOSTS.has(url.hostname);
-  if (url.protocol === 'http:') {
-    if (!rules.allowLoopback) return 'endpoint must be an https URL';
-    if (!loopbackName) return 'endpoint may be http only on a loopback push service (127.0.0.1, [::1] or localhost)';
-    return undefined;
+  if (rules.allowLoopback && LOOPBACK_HOSTS.has(url.hostname)) {
+    return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'endpoint must be an https URL';
   }
+  if (url.protocol === 'http:' && rules.allowLoopback) return 'endpoint may be http only on a loopback push service (127.0.0.1, [::1] or localhost)';
   if (url.protocol !== 'https:') return 'endpoint must be an https URL';
-  if (url.hostname === 'localhost' && !rules.allowLoopback) return 'endpoint must be a public push service, not localhost';
-  // An address written in the URL is checked now; a name is checked when it resolves, before each send.
-  const reason = forbiddenReason(url.hostname.replace(/^\[|\]$/g, ''), { allowLoopback: rules.allowLoopback, allowPrivate: false });
+  // The URL parser drops the default port, so `:443` written out reads as none.
+  if (url.port !== '') return 'endpoint must be on port 443, where push services are';
+  if (url.hostname === 'localhost') return 'endpoint must be a public push service, not localhost';
+  const reason = forbiddenReason(url.hostname.replace(/^\[|\]$/g, ''), { allowLoopback: false, allowPrivate: false });
   if (reason && reason !== 'not an IP address') return `endpoint must be a public push service: ${reason}`;
+  if (!rules.pushServiceHosts.some((pattern) => hostMatches(pattern, url.hostname))) {
+    return `endpoint must be at a browser's push service; ${url.hostname} is not one the platform sends to`;
+  }
   return undefined;
+}
+
+/** `pattern` is a host name, or `*.` and a name with the `*` standing for exactly one label. */
+function hostMatches(pattern: string, hostname: string): boolean {
+  if (!pattern.startsWith('*.')) return hostname === pattern;
+  const suffix = pattern.slice(1);
+  const label = hostname.slice(0, -suffix.length);
+  return hostname.endsWith(suffix) && label !== '' && !label.includes('.');
 }
 
 /** Why p256dh is not an uncompressed P-256 public key (65 bytes, 0x04, a point on the curve), or undefined. */

@@ -19,8 +19,11 @@ export function webPushResult(status: number, headers: Record<string, string | s
   return { success: false, errorCode: `${WEB_PUSH_ERROR_PREFIX}${status}`, errorMessage: body.slice(0, 200) || `HTTP ${status}`, retryAfterMs };
 }
 
-/** A request that got no answer (outbound client's failure kinds) as a push result. */
-export function webPushFailure(kind: OutboundFailureKind | 'encryption', message: string): PushResult {
+/**
+ * A request that got no answer (outbound client's failure kinds) or was never sent (`encryption`, or
+ * `endpoint-not-allowed`: the endpoint breaks the subscription rules) as a push result.
+ */
+export function webPushFailure(kind: OutboundFailureKind | 'encryption' | 'endpoint-not-allowed', message: string): PushResult {
   return { success: false, errorCode: `${WEB_PUSH_ERROR_PREFIX}${kind}`, errorMessage: message.slice(0, 200) };
 }
 
@@ -29,16 +32,19 @@ export function webPushFailure(kind: OutboundFailureKind | 'encryption', message
  * - 404 and 410: the subscription expired or was unsubscribed (RFC 8030 7.3): delete it, as FCM's
  *   unregistered tokens are deleted. So is an endpoint that resolves to an address the platform may
  *   not call (private, loopback, reserved) or is no URL: it never was a push service.
- * - 429, 5xx, timeouts and network failures: the push service is busy or away; retry with back-off.
+ * - 429, 5xx, timeouts, connections that fail, DNS, TLS and broken answers: the push service is busy
+ *   or away; retry with back-off.
  * - anything else (400, 401/403 — our VAPID key refused, 413 — payload too large): record and move on.
  *   A 403 is never a reason to delete: a wrong VAPID key would otherwise empty every subscription.
+ *   Nor is an endpoint the subscription rules now refuse (`endpoint-not-allowed`, kept from before
+ *   they or the allow-list changed): it is not called, and an allow-list put right serves it again.
  */
 export function classifyWebPushError(code: string | undefined): FailureAction {
   if (!code?.startsWith(WEB_PUSH_ERROR_PREFIX)) return 'fail';
   const reason = code.slice(WEB_PUSH_ERROR_PREFIX.length);
   if (reason === '404' || reason === '410' || reason === 'forbidden-address' || reason === 'invalid-url') return 'remove-token';
   if (reason === '429' || /^5\d\d$/.test(reason)) return 'retry';
-  if (reason === 'timeout' || reason === 'refused' || reason === 'dns' || reason === 'network' || reason === 'tls') return 'retry';
+  if (reason === 'timeout' || reason === 'unreachable' || reason === 'dns' || reason === 'tls' || reason === 'invalid-answer') return 'retry';
   return 'fail';
 }
 

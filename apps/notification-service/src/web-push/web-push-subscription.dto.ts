@@ -23,7 +23,7 @@ export class WebPushKeysDto {
 export class WebPushSubscriptionDto {
   @ApiProperty({
     description:
-      'The push service URL the browser was given (https; a public host). Identifies the subscription: registering it again updates it.',
+      'The push service URL the browser was given: https on port 443 at a browser’s push service (the service’s WEB_PUSH_SERVICE_HOSTS). Identifies the subscription: registering it again updates it.',
     maxLength: MAX_ENDPOINT_LENGTH,
     example: 'https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bHqjZxM0VImWWqDRN7U0a3AycjUf4O-byuxb_wJsKRaKvV_iKw56s16ekq6FUqoCF7k2nqWpeFIBzMt',
   })

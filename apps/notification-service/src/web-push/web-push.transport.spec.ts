@@ -3,6 +3,8 @@ import { OutboundClient, type OutboundRequest, OutboundRequestError, type Outbou
 import { generateTestVapidKeys, TestPushService } from '@availability/testing';
 import { notificationContent } from '../push/notification-content.js';
 import type { PushKind, PushMessage } from '../push/push-transport.js';
+import { endpointProblem } from './subscription-rules.js';
+import { classifyWebPushError } from './web-push-errors.js';
 import { WebPushTransport, webPushTopic } from './web-push.transport.js';
 
 const keys = generateTestVapidKeys();
@@ -112,6 +114,18 @@ describe('Web Push transport decisions (no network)', () => {
     const results = await transport.sendEach([message(subscription), { ...message(subscription), webPushKeys: undefined }]);
     expect(results[0]).toMatchObject({ success: false, errorCode: 'web-push/timeout' });
     expect(results[1]).toMatchObject({ success: false, errorCode: 'web-push/encryption' });
+  });
+
+  it('never calls an endpoint the subscription rules refuse, kept from before they changed; such a result deletes nothing', async () => {
+    const { calls, client } = stub(ok);
+    const rules = { allowLoopback: false, pushServiceHosts: ['fcm.googleapis.com'] };
+    const transport = new WebPushTransport(client, { vapid, ttlSeconds: 60, timeoutMs: 1_000, endpointProblem: (endpoint) => endpointProblem(endpoint, rules) });
+    const registeredBefore = { ...subscription, endpoint: 'https://fcm.googleapis.com:6379/fcm/send/abc' };
+    const allowed = { ...subscription, endpoint: 'https://fcm.googleapis.com/fcm/send/abc' };
+    const results = await transport.sendEach([message(registeredBefore), message(subscription), message(allowed)]);
+    expect(results.map((result) => result.errorCode)).toEqual(['web-push/endpoint-not-allowed', 'web-push/endpoint-not-allowed', undefined]);
+    expect(calls.map((call) => call.url)).toEqual([allowed.endpoint]);
+    expect(classifyWebPushError(results[0].errorCode)).toBe('fail');
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {

@@ -25,6 +25,8 @@ export interface WebPushTransportOptions {
   timeoutMs: number;
   /** Requests in flight at once within one batch. */
   concurrency?: number;
+  /** Why an endpoint may not be called (the subscription rules), checked before every push; none: any. */
+  endpointProblem?: (endpoint: string) => string | undefined;
   now?: () => number;
 }
 
@@ -77,6 +79,8 @@ export class WebPushTransport implements PushTransport {
   }
 
   private async sendOne(message: PushMessage): Promise<PushResult> {
+    const problem = this.options.endpointProblem?.(message.token);
+    if (problem) return webPushFailure('endpoint-not-allowed', problem);
     let request: OutboundRequest;
     try {
       request = this.request(message);
@@ -88,7 +92,7 @@ export class WebPushTransport implements PushTransport {
       return webPushResult(response.status, response.headers, response.body, this.now());
     } catch (error) {
       if (error instanceof OutboundRequestError) return webPushFailure(error.kind, error.message);
-      return webPushFailure('network', (error as Error).message);
+      return webPushFailure('unreachable', (error as Error).message);
     }
   }
 

@@ -22,12 +22,13 @@ export class DeliveryAttemptView {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'Why the call failed without an answer, e.g. timeout, refused, dns, tls, forbidden-address, invalid-url, network, invalid-target',
+    description:
+      'Why the call got no whole answer: timeout, unreachable (could not connect, or no valid HTTP answer), dns, tls, invalid-answer, forbidden-address, invalid-url, invalid-target',
     example: null,
   })
   errorKind: string | null;
 
-  @ApiProperty({ type: String, nullable: true, example: null })
+  @ApiProperty({ type: String, nullable: true, description: 'What went wrong in words: `HTTP <status>` for an answer, else the fixed words of errorKind', example: null })
   errorMessage: string | null;
 
   @ApiProperty({ type: String, nullable: true, description: 'The start of the integrator’s answer', example: '{"received":true}' })

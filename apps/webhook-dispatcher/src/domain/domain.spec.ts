@@ -112,7 +112,7 @@ describe('classification', () => {
   });
 
   it('retries network failures and never forbidden addresses', () => {
-    for (const kind of ['timeout', 'refused', 'dns', 'tls', 'network'] as const) expect(classifyFailure(kind)).toEqual({ kind: 'retry', countsAsEndpointFailure: true });
+    for (const kind of ['timeout', 'unreachable', 'dns', 'tls', 'invalid-answer'] as const) expect(classifyFailure(kind)).toEqual({ kind: 'retry', countsAsEndpointFailure: true });
     expect(classifyFailure('forbidden-address')).toEqual({ kind: 'forbidden' });
     expect(classifyFailure('invalid-url')).toEqual({ kind: 'forbidden' });
   });

@@ -82,7 +82,7 @@ export function integratorOpenApiDocument(): Record<string, unknown> {
       title: 'Integrator endpoints (called by the Availability Platform)',
       version: '1.0.0',
       description:
-        'What your service implements at the webhook base URL saved on your company profile. Every call but GET /test is signed with the schemes you chose (docs/integrator-guide.md, "Verifying a call"). Deliveries are at least once: de-duplicate by webhook-id.',
+        'What your service implements at the webhook base URL saved on your company profile. Every call but GET /test is signed with the schemes you chose (docs/integrator-guide.md, "Verifying a call"). Deliveries are at least once: de-duplicate by the body\'s eventId where there is one, else by webhook-id, and refuse a webhook without a webhook-id.',
     },
     servers: [{ url: '{webhookBaseUrl}', variables: { webhookBaseUrl: { default: 'https://partner.example.com/hooks/v1' } } }],
     paths: {
@@ -158,7 +158,7 @@ export function integratorOpenApiDocument(): Record<string, unknown> {
       parameters: {
         Timestamp: { name: 'Timestamp', in: 'header', required: false, schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$' }, description: 'With hmac: the signing time, UTC, whole seconds.' },
         Authorization: { name: 'Authorization', in: 'header', required: false, schema: { type: 'string' }, description: 'With hmac: `hmac <hex>[, hmac <hex>]`.' },
-        'webhook-id': { name: 'webhook-id', in: 'header', required: false, schema: { type: 'string' }, description: '`<eventId>:<organisationId>`, the same on every attempt: de-duplicate by it.' },
+        'webhook-id': { name: 'webhook-id', in: 'header', required: false, schema: { type: 'string' }, description: '`<eventId>:<organisationId>` on the webhooks, the same on every attempt; `test-…` on /test/auth, `suggest-…` on /contact-suggestions. Signed by v1 and v1a, not by hmac: de-duplicate by the body\'s eventId where there is one, else by it.' },
         'webhook-timestamp': { name: 'webhook-timestamp', in: 'header', required: false, schema: { type: 'string', pattern: '^\\d+$' }, description: 'The signing time, unix seconds.' },
         'webhook-signature': { name: 'webhook-signature', in: 'header', required: false, schema: { type: 'string' }, description: 'Space-separated `v1,…` and `v1a,…` entries.' },
         'webhook-key-id': { name: 'webhook-key-id', in: 'header', required: false, schema: { type: 'string' }, description: 'With v1a: the id of the platform key that signed.' },

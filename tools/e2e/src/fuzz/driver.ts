@@ -32,7 +32,8 @@ function signature(request: FuzzRequest, secret: string, body: Buffer): Record<s
       method: request.method,
       pathWithQuery: request.path,
       body,
-      webhookId: `fuzz-${randomUUID()}`,
+      // `<eventId>:<organisationId>`, as the platform forms a webhook's id (the integrator refuses others).
+      webhookId: `fuzz-${randomUUID()}:fuzz`,
       now: stale,
     });
   } catch {

@@ -28,6 +28,8 @@ const QUIET_ENV: Record<string, string> = {
   INTEGRATOR_SECRET,
   DEV_ENDPOINTS: 'false',
   WEBHOOK_ALLOW_LOOPBACK: 'true',
+  // The fuzzer's Web Push subscriptions name a push service that never resolves (operations.ts).
+  WEB_PUSH_SERVICE_HOSTS: 'push.example.invalid',
   WEBHOOK_BACKOFF_BASE_MS: '3600000',
   WEBHOOK_TEST_TIMEOUT_MS: '1000',
   SUGGESTIONS_TIMEOUT_MS: '500',
