@@ -25,31 +25,33 @@ export class SignInMailer {
 
   /**
    * One transaction: the address's pace locked (requests for one address are decided one at a time),
-   * the codes stored, and notification-service handed the e-mail before it commits. If it does not
-   * take the e-mail, nothing is kept, neither codes nobody received nor the e-mail's place in the
-   * pace, and the request comes back later (the consumer's back-off).
+   * the e-mail's place in the pace and its codes stored. Then, once they are committed,
+   * notification-service is handed the e-mail: so no e-mail ever carries a code that was not stored
+   * (one that notification-service took after the hand-off timed out, its transaction rolled back,
+   * did). If it does not take the e-mail, the request comes back later (the consumer's back-off) and
+   * makes new codes; the codes of the failed hand-off expire unused, and it still counts in the pace.
    */
   async send(request: SignInRequestedEvent): Promise<void> {
     const accounts = await this.repository.accounts(request.audience, request.emailAddress);
     if (accounts.length === 0) return;
     const key = mailPaceKey(request.emailAddress);
-    await this.repository.transaction(async (manager) => {
+    const mail = await this.repository.transaction(async (manager): Promise<SendSignInLinksRequest | undefined> => {
       const { pace, now } = await this.repository.lockMailPace(manager, key);
       const decision = this.pace.decide(pace, now);
-      if (!decision.send) return;
+      if (!decision.send) return undefined;
       await this.repository.saveMailPace(manager, key, decision.pace);
       const links = accounts.map((account) => ({ account, ...issueSignInCode() }));
       const codes: NewSignInCode[] = links.map(({ account, codeHash }) => ({ kind: account.kind, subjectId: account.id, codeHash }));
       // A link sent later works as long from when it is sent.
       await this.repository.insertCodes(manager, codes, this.config.SIGN_IN_CODE_TTL_SECONDS + Math.ceil(decision.delayMs / 1000));
-      const mail: SendSignInLinksRequest = {
+      return {
         to: request.emailAddress,
         audience: request.audience,
         links: links.map(({ account, code }) => ({ label: accountLabel(account), code })),
         expiresInMinutes: linkMinutes(this.config.SIGN_IN_CODE_TTL_SECONDS),
         ...(decision.delayMs > 0 ? { delayMs: decision.delayMs } : {}),
       };
-      await this.rpc.request<SendSignInLinksRequest, SendSignInLinksReply>(NotificationPattern.SendSignInLinks, mail, this.config.SIGN_IN_MAIL_TIMEOUT_MS);
     });
+    if (mail) await this.rpc.request<SendSignInLinksRequest, SendSignInLinksReply>(NotificationPattern.SendSignInLinks, mail, this.config.SIGN_IN_MAIL_TIMEOUT_MS);
   }
 }

@@ -77,9 +77,14 @@ class WebhookEvents {
   }
 }
 
-/** Handlers as contact-directory declares them: the requests its bus role answers. */
+/** Handlers as contact-directory declares them: the requests its bus role answers, and the events it consumes. */
 @Controller()
 class DirectoryRequests {
+  @EventPattern<EventSubject>(EventSubject.SignInRequested)
+  signInRequested(): void {
+    // Declared because the role consumes it; no test here sends one.
+  }
+
   @MessagePattern(DirectoryPattern.VerifyCredential)
   verify(@Payload() request: VerifyCredentialRequest, @Ctx() context: NatsRequestContext): CredentialVerdict & { subject: string; traceId?: string; requestId?: string } {
     return { kind: 'worker', workerId: request.tokenHash, subject: context.getSubject(), traceId: currentTraceId(), requestId: currentRequestId() };
@@ -110,14 +115,12 @@ async function startService(service: 'webhook-dispatcher' | 'contact-directory',
     subjectPrefix: config.NATS_SUBJECT_PREFIX,
     nkeySeed: namespace.credentials.services[service].seed,
   }));
-  const imports: DynamicModule[] =
-    service === 'webhook-dispatcher'
-      ? [
-          DatabaseModule.forRoot(() => ({ url: database.url, schema: SCHEMA, migrations: [parkedEventsMigration(SCHEMA, 1764600000000)], poolSize: 2, applicationName: service })),
-          nats,
-          BusHandlersModule.forService(service, config, { concurrency: 4, backoffMs: [100], parkedEventsSchema: SCHEMA }),
-        ]
-      : [nats, BusHandlersModule.forService(service, config)];
+  // Both consume events (contact-directory its sign-in requests), so both park what cannot be handled.
+  const imports: DynamicModule[] = [
+    DatabaseModule.forRoot(() => ({ url: database.url, schema: SCHEMA, migrations: [parkedEventsMigration(SCHEMA, 1764600000000)], poolSize: 2, applicationName: service })),
+    nats,
+    BusHandlersModule.forService(service, config, { concurrency: 4, backoffMs: [100], parkedEventsSchema: SCHEMA }),
+  ];
   @Module({})
   class ServiceModule {
     static forRoot(): DynamicModule {
