@@ -30,6 +30,8 @@ const ann = `ann.${run}@example.test`;
 const kim = `kim.${run}@acme.test`;
 /** A user whose sign-in is asked for while the mail service is held. */
 const hal = `hal.${run}@acme.test`;
+/** A user whose sign-in e-mail notification-service takes only after the hand-off timed out. */
+const ivy = `ivy.${run}@acme.test`;
 /** A user whose address strangers ask links for, many times. */
 const lee = `lee.${run}@acme.test`;
 let acme: { id: string };
@@ -128,6 +130,7 @@ beforeAll(async () => {
   await platform.admin.createUser(northside.id, { email: sam.toUpperCase(), name: 'Sam Example' });
   await platform.admin.createUser(acme.id, { email: kim, name: 'Kim Example' });
   await platform.admin.createUser(acme.id, { email: hal, name: 'Hal Example' });
+  await platform.admin.createUser(acme.id, { email: ivy, name: 'Ivy Example' });
   await platform.admin.createUser(acme.id, { email: lee, name: 'Lee Example' });
   [annWorker] = await platform.admin.createWorkers(acme.id, [{ name: 'Ann Example', email: ann }]);
   await platform.admin.linkWorker(northside.id, annWorker.id);
@@ -277,6 +280,25 @@ describe('the answer does not wait for the work', () => {
     expect(known.status).toBe(202);
     expect(codesWhenAnswered).toBe(0);
     expect(await workingLink(hal, started)).toMatchObject({ kind: 'portal-user', user: { email: hal } });
+  });
+
+  it('an e-mail notification-service takes after the hand-off timed out carries links that work', async () => {
+    const notifications = platform.services['notification-service'];
+    const directoryLog = platform.services['contact-directory'];
+    const logged = directoryLog.logs().length;
+    notifications.pause();
+    try {
+      expect((await askFrom('198.51.100.203', ivy)).status).toBe(202);
+      // The directory handed the e-mail over and gave up waiting for the answer (SIGN_IN_MAIL_TIMEOUT_MS);
+      // released, notification-service takes what it was handed meanwhile.
+      await eventually(() => /sign-in\.requested failed/.test(directoryLog.logs().slice(logged)), 60_000, 'the hand-off timed out');
+    } finally {
+      notifications.resume();
+    }
+    const first = await eventually(() => smtp.to(ivy)[0], 30_000, 'the first e-mail to ivy');
+    const code = [...linksIn(first.text, '/sign-in').values()][0];
+    const session = await post(directory, '/sign-in/sessions', { code });
+    expect([session.status, session.json.type]).toEqual([201, undefined]);
   });
 });
 
