@@ -67,7 +67,7 @@ export class SuggestionsController {
       'The platform’s copy of a suggested contact’s profile image (a search answer’s profileImagePath): fetched from the provider once and cached, ' +
       'at most 1 MiB of PNG, JPEG, WebP or GIF, so the provider never sees the hirer’s browser',
   })
-  @ApiQuery({ name: 'ref', required: true, description: 'The opaque reference from profileImagePath (valid for an hour, for the organisation that searched)' })
+  @ApiQuery({ name: 'ref', type: String, required: true, description: 'The opaque reference from profileImagePath (valid for an hour, for the organisation that searched)' })
   @ApiProduces(...IMAGE_TYPES)
   @ApiOkResponse({ description: 'The image, with the type it was checked to be', schema: { type: 'string', format: 'binary' } })
   @ApiResponse({ status: 404, description: 'The reference is not one of my organisation’s searches (forged, expired, another organisation’s)' })
