@@ -8,6 +8,8 @@ import { STRICT_POLICY } from './address-policy.js';
 import { guardedLookup, OutboundClient, OutboundRequestError } from './outbound-client.js';
 
 let server: Server;
+/** Bytes that are not UTF-8 text: they survive only when kept as bytes. */
+const BINARY = Buffer.from([0x89, 0x50, 0xff, 0xfe, 0x00, 0x80, 0xc3]);
 let base: string;
 // Responses to /held wait until the test releases them.
 const held: Array<() => void> = [];
@@ -23,6 +25,7 @@ beforeAll(async () => {
     if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2000);
     if (req.url === '/held') return void held.push(() => res.end('released'));
     if (req.url === '/big') return void res.end('x'.repeat(100_000));
+    if (req.url === '/binary') return void res.end(BINARY);
     if (req.url === '/trace') return void res.end(`${req.headers.traceparent} ${req.headers['user-agent']}`);
     let body = '';
     req.on('data', (chunk) => (body += chunk));
@@ -245,5 +248,17 @@ describe('OutboundClient', () => {
     const response = await allowLoopback.send({ url: `${base}/big`, method: 'GET', timeoutMs: 1000, maxResponseBytes: 1000 });
     expect(response.truncated).toBe(true);
     expect(response.body).toHaveLength(1000);
+  });
+
+  it('keeps the body as bytes when asked, within the bound', async () => {
+    const whole = await allowLoopback.send({ url: `${base}/binary`, method: 'GET', timeoutMs: 1000, responseType: 'bytes' });
+    expect(whole.bytes?.equals(BINARY)).toBe(true);
+    expect(whole.body).toBe('');
+    expect(whole.truncated).toBe(false);
+    const cut = await allowLoopback.send({ url: `${base}/big`, method: 'GET', timeoutMs: 1000, maxResponseBytes: 1000, responseType: 'bytes' });
+    expect(cut.truncated).toBe(true);
+    expect(cut.bytes).toHaveLength(1000);
+    const text = await allowLoopback.send({ url: `${base}/binary`, method: 'GET', timeoutMs: 1000 });
+    expect(text.bytes).toBeUndefined();
   });
 });

@@ -41,6 +41,8 @@ export interface OutboundResponse {
   body: string;
   truncated: boolean;
   durationMs: number;
+  /** The body's bytes as received (up to `maxResponseBytes`), when the call asked for `bytes` (binary bodies such as images); `body` is then empty. */
+  bytes?: Buffer;
 }
 
 export interface OutboundRequest {
@@ -51,6 +53,8 @@ export interface OutboundRequest {
   body?: string | Uint8Array;
   timeoutMs: number;
   maxResponseBytes?: number;
+  /** `bytes`: the body is kept as received (`bytes`), not decoded as UTF-8 text. */
+  responseType?: 'text' | 'bytes';
 }
 
 /** Every address a host name resolves to (the system resolver by default; tests model names with it). */
@@ -176,7 +180,7 @@ export class OutboundClient {
 
   private dispatch(target: Target, call: OutboundRequest, headers: Record<string, string>): Promise<OutboundResponse> {
     return new Promise<OutboundResponse>((resolve, reject) => {
-      const handler = new BoundedResponseHandler(resolve, reject, call.maxResponseBytes ?? 4096, call.timeoutMs);
+      const handler = new BoundedResponseHandler(resolve, reject, call.maxResponseBytes ?? 4096, call.timeoutMs, call.responseType === 'bytes');
       // One deadline for the whole call (connect, headers and body), so no undici header/body timers too.
       this.deadlineQueue(call.timeoutMs).add(handler);
       this.agent.dispatch(
@@ -329,6 +333,7 @@ class Response implements OutboundResponse {
     readonly body: string,
     readonly truncated: boolean,
     readonly durationMs: number,
+    readonly bytes?: Buffer,
   ) {
     this.#rawHeaders = rawHeaders;
   }
@@ -339,7 +344,9 @@ class Response implements OutboundResponse {
 
   /** Serialises (and spreads via JSON) like the plain object it stands for. */
   toJSON(): OutboundResponse {
-    return { status: this.status, headers: this.headers, body: this.body, truncated: this.truncated, durationMs: this.durationMs };
+    const plain: OutboundResponse = { status: this.status, headers: this.headers, body: this.body, truncated: this.truncated, durationMs: this.durationMs };
+    if (this.bytes !== undefined) plain.bytes = this.bytes;
+    return plain;
   }
 }
 
@@ -361,6 +368,7 @@ class BoundedResponseHandler {
     private readonly reject: (error: OutboundRequestError) => void,
     private readonly maxBytes: number,
     private readonly timeoutMs: number,
+    private readonly binary = false,
   ) {}
 
   onConnect(abort: (reason?: Error) => void): void {
@@ -381,7 +389,7 @@ class BoundedResponseHandler {
     this.size += chunk.length;
     if (this.size > this.maxBytes) {
       // Enough read: answer with the bounded part and drop the rest of the response.
-      this.finish(Buffer.concat(this.chunks, this.size).subarray(0, this.maxBytes).toString('utf8'), true);
+      this.finish(Buffer.concat(this.chunks, this.size).subarray(0, this.maxBytes), true);
       this.stop(new OutboundRequestError('invalid-answer', 'response larger than the limit; not read further'));
       return false;
     }
@@ -389,8 +397,7 @@ class BoundedResponseHandler {
   }
 
   onComplete(): void {
-    const body = this.chunks.length === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8');
-    this.finish(body, false);
+    this.finish(this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size), false);
   }
 
   onError(error: Error): void {
@@ -415,11 +422,13 @@ class BoundedResponseHandler {
     else this.aborted = reason; // still waiting for a connection: aborted as soon as it gets one
   }
 
-  private finish(body: string, truncated: boolean): void {
+  private finish(body: Buffer, truncated: boolean): void {
     if (this.settled) return;
     this.settled = true;
     this.queue?.remove(this);
-    this.resolve(new Response(this.status, this.rawHeaders, body, truncated, performance.now() - this.started));
+    const durationMs = performance.now() - this.started;
+    if (this.binary) this.resolve(new Response(this.status, this.rawHeaders, '', truncated, durationMs, body));
+    else this.resolve(new Response(this.status, this.rawHeaders, body.toString('utf8'), truncated, durationMs));
   }
 }
 

@@ -141,7 +141,8 @@ describe('an integrator in Python, standard library only, reached by host name',
       expect.objectContaining({
         name: 'Grace Hopper',
         emailAddress: 'grace.hopper@python-integrator.example',
-        profileImageUrl: 'https://python-integrator.example/images/grace.png',
+        // The platform's copy of the picture, never the integrator's own address.
+        profileImagePath: expect.stringMatching(/^\/portal\/contact-suggestions\/image\?ref=/),
         ratings: [{ rating: 5, ratingProvider: 'Dock 4 night shift', lastWorked: expect.stringMatching(/^2026-10-01/) }],
         organisationId: agency.organisation.id,
       }),

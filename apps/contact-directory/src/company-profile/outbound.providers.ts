@@ -2,7 +2,9 @@ import { Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/c
 import { OutboundClient } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
 import { ContactDirectoryConfig, outboundClientOptions, secretKey, signingKeys } from '../config/contact-directory.config.js';
+import { ImageReferences } from '../suggestions/image-references.js';
 import { SuggestionFanOut } from '../suggestions/suggestion-fan-out.js';
+import { SuggestionImages } from '../suggestions/suggestion-images.js';
 import { SecretBox } from './secret-box.js';
 import { WebhookEndpointChecker } from './webhook-endpoint.js';
 
@@ -50,6 +52,16 @@ export const outboundProviders: Provider[] = [
         maxPerProvider: config.SUGGESTIONS_MAX_PER_PROVIDER,
         signingKey: keys.active,
       }),
+  },
+  {
+    provide: ImageReferences,
+    inject: [ContactDirectoryConfig],
+    useFactory: (config: ContactDirectoryConfig) => new ImageReferences(secretKey(config)),
+  },
+  {
+    provide: SuggestionImages,
+    inject: [OutboundClient],
+    useFactory: (client: OutboundClient) => new SuggestionImages(client),
   },
   OutboundClientCloser,
 ];

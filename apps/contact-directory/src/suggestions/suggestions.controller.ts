@@ -1,8 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { SuggestionProviderChoiceView, SuggestionProvidersView, SuggestionsSearchView } from '@availability/contracts';
 import { assertOrganisationAdmin, CurrentPortalUser, type PortalPrincipal, PortalUserGuard } from '../portal/portal-auth.guard.js';
 import { ENABLED_BODY_SCHEMA } from '../portal/enabled-body.js';
+import { IMAGE_TYPES } from './image-check.js';
 import { MAX_FILTER_LENGTH, MAX_SEARCHED_ORGANISATIONS, SuggestionsService } from './suggestions.service.js';
 
 /** The Invites page: which organisations can suggest contacts, and the search across them. */
@@ -57,5 +59,28 @@ export class SuggestionsController {
   @ApiResponse({ status: 400, description: 'filter longer than 200 characters, or organisationIds not uuids' })
   search(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<SuggestionsSearchView> {
     return this.suggestions.search(user, body);
+  }
+
+  @Get('contact-suggestions/image')
+  @ApiOperation({
+    summary:
+      'The platform’s copy of a suggested contact’s profile image (a search answer’s profileImagePath): fetched from the provider once and cached, ' +
+      'at most 1 MiB of PNG, JPEG, WebP or GIF, so the provider never sees the hirer’s browser',
+  })
+  @ApiQuery({ name: 'ref', type: String, required: true, description: 'The opaque reference from profileImagePath (valid for an hour, for the organisation that searched)' })
+  @ApiProduces(...IMAGE_TYPES)
+  @ApiOkResponse({ description: 'The image, with the type it was checked to be', schema: { type: 'string', format: 'binary' } })
+  @ApiResponse({ status: 404, description: 'The reference is not one of my organisation’s searches (forged, expired, another organisation’s)' })
+  @ApiResponse({ status: 502, description: 'The provider’s image could not be fetched, is too large, or is not an allowed image type' })
+  async image(@CurrentPortalUser() user: PortalPrincipal, @Query('ref') reference: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<Buffer> {
+    const image = await this.suggestions.image(user, reference);
+    // What a browser opening the address directly could do with it: nothing but show it.
+    reply
+      .header('content-type', image.type)
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('cross-origin-resource-policy', 'same-origin')
+      .header('cache-control', 'private, max-age=3600');
+    return image.bytes;
   }
 }

@@ -1,12 +1,21 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { type SuggestionProviderChoiceView, type SuggestionProvidersView, WEBHOOK_TARGET_CHANGED_SUBJECT, isUuid } from '@availability/contracts';
+import {
+  type SuggestedContactView,
+  type SuggestionProviderChoiceView,
+  type SuggestionProvidersView,
+  type SuggestionsSearchView,
+  WEBHOOK_TARGET_CHANGED_SUBJECT,
+  isUuid,
+} from '@availability/contracts';
 import { RequestReply } from '@availability/messaging';
 import { ProblemException, TtlCache } from '@availability/service-core';
 import { SecretBox } from '../company-profile/secret-box.js';
 import { enabledOf } from '../portal/enabled-body.js';
 import type { PortalPrincipal } from '../portal/portal-auth.guard.js';
 import { PortalRepository, type StoredTarget } from '../portal/portal.repository.js';
-import { SuggestionFanOut, type SuggestionProvider, type SuggestionsResult } from './suggestion-fan-out.js';
+import { ImageReferences } from './image-references.js';
+import { type MergedSuggestion, SuggestionFanOut, type SuggestionProvider } from './suggestion-fan-out.js';
+import { SuggestionImages } from './suggestion-images.js';
 
 export const MAX_FILTER_LENGTH = 200;
 export const MAX_SEARCHED_ORGANISATIONS = 100;
@@ -60,6 +69,8 @@ export class SuggestionsService implements OnApplicationBootstrap {
     private readonly box: SecretBox,
     private readonly fanOut: SuggestionFanOut,
     private readonly rpc: RequestReply,
+    private readonly imageReferences: ImageReferences,
+    private readonly images: SuggestionImages,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -89,7 +100,7 @@ export class SuggestionsService implements OnApplicationBootstrap {
    * Asks the providers the search names, or, when it names none, the providers the user's
    * organisation has enabled: a user's e-mail address goes only where the user or an admin chose.
    */
-  async search(user: PortalPrincipal, body: unknown): Promise<SuggestionsResult> {
+  async search(user: PortalPrincipal, body: unknown): Promise<SuggestionsSearchView> {
     const search = parseSearch(body);
     const email = await this.userEmail(user.userId);
     const organisationIds = search.organisationIds ?? [...(await this.repository.chosenProviders(user.organisationId))];
@@ -104,7 +115,27 @@ export class SuggestionsService implements OnApplicationBootstrap {
       .filter((provider) => search.organisationIds !== undefined || provider.unavailable === undefined);
     if (providers.length === 0) return { suggestions: [], providers: [] };
     const request = search.filter === undefined ? { userEmailAddresses: [email] } : { filter: search.filter, userEmailAddresses: [email] };
-    return this.fanOut.search(providers, request);
+    const result = await this.fanOut.search(providers, request);
+    return { suggestions: result.suggestions.map((suggestion) => this.shown(suggestion, user.organisationId)), providers: result.providers };
+  }
+
+  /**
+   * The platform's copy of a provider's image, for a reference from one of the organisation's
+   * searches. 404 for a reference that is not the organisation's (forged, expired, another's);
+   * 502 when the provider's image cannot be fetched or is not an allowed image.
+   */
+  async image(user: PortalPrincipal, reference: unknown): Promise<{ type: string; bytes: Buffer }> {
+    const url = this.imageReferences.open(reference, user.organisationId);
+    if (url === undefined) throw ProblemException.notFound('The image');
+    const result = await this.images.get(url);
+    if (!result.ok) throw new ProblemException(502, 'suggestion-image-unavailable', `The provider's image could not be shown: ${result.error}.`);
+    return result;
+  }
+
+  /** A suggestion as the page gets it: the provider's image URL replaced by a reference to the platform's copy. */
+  private shown(suggestion: MergedSuggestion, organisationId: string): SuggestedContactView {
+    const { profileImageUrl, ...rest } = suggestion;
+    return profileImageUrl === undefined ? rest : { ...rest, profileImagePath: this.imageReferences.path(profileImageUrl, organisationId) };
   }
 
   private async userEmail(userId: string): Promise<string> {

@@ -20,14 +20,15 @@ export const PAGE_ROUTES = [
 ];
 
 /**
- * The page may load only the portal's own scripts and styles and talk only to the portal; images
- * may come from providers (contact photos are https addresses). No other site may frame it.
+ * The page may load only the portal's own scripts, styles and images and talk only to the portal:
+ * suggested contacts' pictures are the platform's copies (contact-directory fetches them), so no
+ * provider sees a visitor's browser; `data:` is the empty favicon. No other site may frame it.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' https: data:",
+  "img-src 'self' data:",
   "connect-src 'self'",
   "worker-src 'self'",
   "manifest-src 'self'",

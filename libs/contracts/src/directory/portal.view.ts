@@ -86,8 +86,28 @@ export class ContactSuggestionView {
   ratings: SuggestionRatingView[];
 }
 
-/** A suggestion as a search returns it: de-duplicated by e-mail address across providers, ratings merged. */
-export class SuggestedContactView extends ContactSuggestionView {
+/**
+ * A suggestion as a search returns it: de-duplicated by e-mail address across providers, ratings
+ * merged. The provider's image URL is not passed on: pages show the platform's copy
+ * (profileImagePath), so no provider sees a hirer's browser.
+ */
+export class SuggestedContactView {
+  @ApiProperty({ example: 'Ada Lovelace' })
+  name: string;
+
+  @ApiProperty({ format: 'email', example: 'ada@example.com' })
+  emailAddress: string;
+
+  @ApiPropertyOptional({
+    description:
+      'The platform’s copy of the provider’s profile image: a path of this API (GET, the same credential; an opaque reference valid for an hour, for this organisation only). Absent when the provider gave no image',
+    example: '/portal/contact-suggestions/image?ref=v1.Q2xhcmE.dGFn.Y2lwaGVy',
+  })
+  profileImagePath?: string;
+
+  @ApiProperty({ type: [SuggestionRatingView] })
+  ratings: SuggestionRatingView[];
+
   @ApiProperty({ format: 'uuid', description: 'The first provider (in the order asked) that suggested this address', example: '8333fa9f-0801-4965-8862-bab6bda8a17c' })
   organisationId: string;
 

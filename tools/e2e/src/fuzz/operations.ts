@@ -128,6 +128,8 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
       auth: 'portal',
       body: { valid: (w) => ({ filter: 'a', organisationIds: [w.home.organisationId] }) },
     },
+    // References are sealed by the directory: the fuzzer cannot make a valid one, so every call is a 404 (or a 400/401).
+    'GET /portal/contact-suggestions/image': { auth: 'portal', query: { ref: () => ['v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA', 'v1.x.y.z'] } },
     'POST /portal/invitations': {
       auth: 'portal',
       body: { valid: (w, n) => ({ invitations: [{ name: 'Jo Contact', emailAddress: email(n), suggestedByOrganisationId: w.home.organisationId }] }) },

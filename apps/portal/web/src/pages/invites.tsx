@@ -19,7 +19,8 @@ interface Rating {
 interface Suggestion {
   name: string;
   emailAddress: string;
-  profileImageUrl?: string;
+  /** The platform's copy of the provider's image (a path of the directory API); never the provider's own URL. */
+  profileImagePath?: string;
   organisationId: string;
   ratings: Rating[];
 }
@@ -128,7 +129,7 @@ export function InvitesPage() {
                   <input type="checkbox" checked={selected.has(suggestion.emailAddress)} onChange={(event) => setSelected(toggle(selected, suggestion.emailAddress, event.target.checked))} />
                   <span className="visually-hidden">Select {suggestion.name}</span>
                 </label>
-                {suggestion.profileImageUrl ? <img src={suggestion.profileImageUrl} alt="" width={48} height={48} /> : <span className="avatar" aria-hidden="true">{suggestion.name.slice(0, 1)}</span>}
+                <Avatar name={suggestion.name} path={suggestion.profileImagePath} />
                 <div>
                   <p className="name">{suggestion.name}</p>
                   <p className="muted">{suggestion.emailAddress}</p>
@@ -158,4 +159,18 @@ export function InvitesPage() {
       )}
     </Page>
   );
+}
+
+/** The suggested person's picture from the platform, or their initial when there is none or it fails to load. */
+function Avatar({ name, path }: { name: string; path?: string }) {
+  const [failed, setFailed] = useState(false);
+  // Only the directory's own image path: anything else would be a URL the page has no business loading.
+  if (path === undefined || !path.startsWith('/portal/') || failed) {
+    return (
+      <span className="avatar" aria-hidden="true">
+        {name.slice(0, 1)}
+      </span>
+    );
+  }
+  return <img src={`/api/directory${path}`} alt="" width={48} height={48} onError={() => setFailed(true)} />;
 }
