@@ -402,7 +402,7 @@ type HangingLoad =
   | { kind: 'rate'; perSecond: number }
   | { kind: 'share'; oneIn: number }
   | { kind: 'answering'; perSecond: number }
-  | { kind: 'organisations'; hanging: number; eventsEach: number };
+  | { kind: 'organisations'; organisations: number; eventsEach: number; answering: boolean };
 
 interface IsolationRun {
   /** Healthy deliveries per second over the steady window. */
@@ -501,18 +501,31 @@ const FAIRNESS_RUNS = 3;
 /**
  * Fairness: the healthy organisation alone, then beside eight organisations whose endpoints hang, each
  * sent its in-flight limit at once (together the intake's 512 slots, all of which they would hold until
- * their calls time out if nothing stopped them), alternately. Each run beside them is taken against
- * the mean of the alone runs on either side (the yardstick of the same moment), as a ratio.
+ * their calls time out if nothing stopped them), and as the control beside eight that answer the same
+ * events, alternately with runs alone. Each run beside others is taken against the mean of the alone
+ * runs on either side (the yardstick of the same moment), as a ratio; the control says what the
+ * others' events cost the healthy organisation on this machine whatever their endpoints do.
  */
 async function runFairness(h: Harness, o: DispatcherBenchOptions): Promise<FairnessReport> {
-  const alone = [await isolationRun(h, o.isolationSeconds, { kind: 'none' })];
+  const run = (load: HangingLoad) => isolationRun(h, o.isolationSeconds, load);
+  const others = (answering: boolean): HangingLoad => ({ kind: 'organisations', organisations: FAIRNESS_HANGING, eventsEach: BENCH_ENDPOINT_CONCURRENCY, answering });
+  const alone = [await run({ kind: 'none' })];
   const beside: IsolationRun[] = [];
+  const besideAnswering: IsolationRun[] = [];
   for (let i = 0; i < FAIRNESS_RUNS; i++) {
-    beside.push(await isolationRun(h, o.isolationSeconds, { kind: 'organisations', hanging: FAIRNESS_HANGING, eventsEach: BENCH_ENDPOINT_CONCURRENCY }));
-    alone.push(await isolationRun(h, o.isolationSeconds, { kind: 'none' }));
+    beside.push(await run(others(false)));
+    alone.push(await run({ kind: 'none' }));
+    besideAnswering.push(await run(others(true)));
+    alone.push(await run({ kind: 'none' }));
   }
-  const ratios = beside.map((r, i) => r.perSecond / mean([alone[i].perSecond, alone[i + 1].perSecond]));
+  // The i-th run beside hanging ones sits between alone runs 2i and 2i + 1; beside answering ones, 2i + 1 and 2i + 2.
+  const around = (i: number) => mean([alone[i].perSecond, alone[i + 1].perSecond]);
+  const ratios = beside.map((r, i) => r.perSecond / around(2 * i));
+  const answeringRatios = besideAnswering.map((r, i) => r.perSecond / around(2 * i + 1));
   return {
+    healthyBesideAnsweringPerSecond: besideAnswering.map((r) => r.perSecond),
+    answeringRatios: answeringRatios.map(twoDecimals),
+    answeringRatio: twoDecimals(mean(answeringRatios)),
     hangingOrganisations: FAIRNESS_HANGING,
     eventsEach: BENCH_ENDPOINT_CONCURRENCY,
     healthyAlonePerSecond: alone.map((r) => r.perSecond),
@@ -532,6 +545,10 @@ export interface FairnessReport {
   /** Each run beside them against the mean of the alone runs around it, and the mean of those. */
   ratios: number[];
   ratio: number;
+  /** The control: beside eight organisations that answer, getting the same events. */
+  healthyBesideAnsweringPerSecond: number[];
+  answeringRatios: number[];
+  answeringRatio: number;
 }
 
 /** The target: the healthy organisation keeps at least this share of its rate alone. */
@@ -553,6 +570,8 @@ export function formatFairness(f: FairnessReport): string {
       `${f.healthyBesideHangingPerSecond.join(', ')} deliveries/s`,
     ],
     ['  ratio of each to alone around it', `${f.ratios.join(', ')} (mean ${f.ratio})`],
+    [`healthy beside ${f.hangingOrganisations} answering organisations (the control)`, `${f.healthyBesideAnsweringPerSecond.join(', ')} deliveries/s`],
+    ['  ratio of each to alone around it', `${f.answeringRatios.join(', ')} (mean ${f.answeringRatio})`],
   ];
   const target = fairnessTarget(f);
   rows.push([`target: ${target.name}`, `${target.pass ? 'PASS' : 'MISS'} (${target.detail})`]);
@@ -636,7 +655,7 @@ async function isolationRun(h: Harness, seconds: number, load: HangingLoad): Pro
       : load.kind === 'answering'
         ? publishAtRate(h, h.org('other'), load.perSecond, t0, until)
         : load.kind === 'organisations'
-          ? publishToHanging(h, load.hanging, load.eventsEach)
+          ? publishToOrganisations(h, load.answering ? 'other' : 'hang', load.organisations, load.eventsEach)
           : Promise.resolve();
   const mine: string[] = [];
   while (performance.now() < until) {
@@ -657,13 +676,13 @@ async function isolationRun(h: Harness, seconds: number, load: HangingLoad): Pro
 
 /**
  * Once the healthy organisation is under way (after the run's ramp), `eventsEach` events to each of
- * `organisations` new organisations whose endpoints hang, all at once: enough to take every slot they
- * are allowed before their first calls time out.
+ * `organisations` new organisations under `/path` (`hang`: enough to take every slot they are allowed
+ * before their first calls time out), all at once.
  */
-async function publishToHanging(h: Harness, organisations: number, eventsEach: number): Promise<void> {
-  const hanging = Array.from({ length: organisations }, () => h.org('hang'));
+async function publishToOrganisations(h: Harness, path: string, organisations: number, eventsEach: number): Promise<void> {
+  const others = Array.from({ length: organisations }, () => h.org(path));
   await sleep(RAMP_MS);
-  await h.publishMany(Array.from({ length: organisations * eventsEach }, (_, i) => hanging[i % organisations]));
+  await h.publishMany(Array.from({ length: organisations * eventsEach }, (_, i) => others[i % organisations]));
 }
 
 /** Publishes to `organisationId` at `perSecond` from `t0` until `until`, without waiting for the acks. */
@@ -823,6 +842,8 @@ function fairnessRows(f: FairnessReport): Array<[string, string]> {
     [`healthy alone, fairness scenario (${f.healthyAlonePerSecond.length} runs)`, `${f.healthyAlonePerSecond.join(', ')} deliveries/s`],
     [`healthy beside ${f.hangingOrganisations} hanging organisations (${f.eventsEach} events each)`, `${f.healthyBesideHangingPerSecond.join(', ')} deliveries/s`],
     ['  ratio of each to alone around it', `${f.ratios.join(', ')} (mean ${f.ratio})`],
+    [`healthy beside ${f.hangingOrganisations} answering organisations (the control)`, `${f.healthyBesideAnsweringPerSecond.join(', ')} deliveries/s`],
+    ['  ratio of each to alone around it', `${f.answeringRatios.join(', ')} (mean ${f.answeringRatio})`],
   ];
 }
 
