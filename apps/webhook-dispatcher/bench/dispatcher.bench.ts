@@ -101,6 +101,8 @@ export interface Report {
    * its circuit opened) and to one that answers. Absent without /proc.
    */
   trickle?: { rate: number; hanging: Record<string, number>; answering: Record<string, number> };
+  /** The healthy organisation beside eight whose endpoints hang (runFairness). */
+  fairness: FairnessReport;
   /** The bare loop's mean over its two runs, one just before and one just after the burst. */
   baseline: { bareUndiciPerSecond: number; runs: BareLoopRun[]; ratio: number };
   targets: Array<{ name: string; pass: boolean; detail: string }>;
@@ -117,6 +119,9 @@ export const DEFAULT_OPTIONS: DispatcherBenchOptions = {
   concurrency: 256,
   processes: 1,
 };
+
+/** The dispatcher's WEBHOOK_ENDPOINT_CONCURRENCY in the benchmark. */
+const BENCH_ENDPOINT_CONCURRENCY = 64;
 
 /**
  * A local integrator answering 200 at once (or never, under /hang), recording when each webhook arrived.
@@ -191,6 +196,99 @@ function percentile(sorted: number[], p: number): number {
  */
 export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOptions> = {}): Promise<Report> {
   const o = { ...DEFAULT_OPTIONS, ...options };
+  return withBenchDispatcher(o, async (harness, dispatcher) => {
+    const { receiver, base, published, org, publish, publishMany, waitFor } = harness;
+    await warmUp(harness, o);
+
+    // 1. Throughput: a burst to one endpoint, counted from the first to the last arrival, with a run
+    // of the bare loop (5.) just before and just after it: on a shared host a core's speed drifts
+    // over minutes, so the ceiling is measured beside what it is the ceiling of.
+    const bareBefore = await bareUndiciLoop(base, o.concurrency, harness.databaseUrl);
+    const fast = org('fast');
+    const stopCpu = measureCpu();
+    const ids = await publishMany(Array.from({ length: o.throughputEvents }, () => fast));
+    await waitFor(ids, 120_000);
+    const times = ids.map((id) => receiver.arrivals.get(id)).filter((t): t is number => t !== undefined);
+    const firstPublished = Math.min(...ids.map((id) => published.get(id) as number));
+    const seconds = (Math.max(...times) - firstPublished) / 1000;
+    const throughput = {
+      events: times.length,
+      seconds: round(seconds),
+      perSecond: Math.round(times.length / seconds),
+      cpuMsPerDelivery: perDelivery(await stopCpu(() => classifyProcesses(harness.databaseUrl)), times.length),
+    };
+    const bareAfter = await bareUndiciLoop(base, o.concurrency, harness.databaseUrl);
+    const drain = await drainReadyBacklog(harness, dispatcher, o.throughputEvents);
+
+    // 2. Latency at a fixed rate.
+    const paced = org('paced');
+    const pacedIds: string[] = [];
+    const total = o.latencyRate * o.latencySeconds;
+    const start = performance.now();
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / o.latencyRate;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      void publish(paced).then((id) => pacedIds.push(id));
+    }
+    await sleep(200);
+    await waitFor(pacedIds, 30_000);
+    const latencies = pacedIds.map((id) => (receiver.arrivals.get(id) ?? Infinity) - (published.get(id) as number)).sort((a, b) => a - b);
+    const latency = { rate: o.latencyRate, events: latencies.length, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), maxMs: round(latencies[latencies.length - 1]) };
+
+    // 3. Isolation from a hanging endpoint that keeps getting events, then (4) from one holding a backlog.
+    const isolation = await runIsolation(harness, o);
+    const backlog = await runBacklog(harness, o, isolation.healthyAlonePerSecond.slice(-2));
+    const trickle = await runTrickleCost(harness, o);
+    const fairness = await runFairness(harness, o);
+
+    // 5. The ceiling: the bare loop's mean over its two runs beside the burst.
+    const bareUndiciPerSecond = Math.round((bareBefore.perSecond + bareAfter.perSecond) / 2);
+    // Two decimals, and the target checked on the exact figure: rounded to one, 0.36 passed as 0.4.
+    const ratio = throughput.perSecond / bareUndiciPerSecond;
+    const baseline = { bareUndiciPerSecond, runs: [bareBefore, bareAfter], ratio: twoDecimals(ratio) };
+
+    return {
+      processes: o.processes,
+      throughput,
+      drain: { ...drain, ratio: twoDecimals(drain.perSecond / bareUndiciPerSecond) },
+      latency,
+      isolation,
+      backlog,
+      trickle,
+      fairness,
+      baseline,
+      targets: [
+        { name: 'throughput ≥ 1,500 deliveries/s', pass: throughput.perSecond >= 1_500, detail: `${throughput.perSecond}/s` },
+        {
+          name: 'burst ≥ 0.4 of the bare undici POST loop',
+          pass: ratio >= 0.4,
+          detail: `${baseline.ratio} (${throughput.perSecond} against ${bareUndiciPerSecond}/s)`,
+        },
+        { name: `p50 < 20 ms at ${o.latencyRate}/s`, pass: latency.p50Ms < 20, detail: `${latency.p50Ms} ms` },
+        { name: `p99 < 100 ms at ${o.latencyRate}/s`, pass: latency.p99Ms < 100, detail: `${latency.p99Ms} ms` },
+        {
+          name: `healthy drop ≤ 10% when the other endpoint hangs (vs answering, ${o.hangingRate}/s)`,
+          pass: isolation.hangingVsAnsweringPercent <= 10,
+          detail: `${isolation.hangingVsAnsweringPercent}%; against alone ${isolation.dropPercent}%`,
+        },
+        fairnessTarget(fairness),
+      ],
+    };
+  });
+}
+
+/** Only the fairness scenario (BENCH_DISPATCHER_SCENARIO=fairness): about two minutes instead of the whole run's many. */
+export async function runFairnessBenchmark(options: Partial<DispatcherBenchOptions> = {}): Promise<FairnessReport> {
+  const o = { ...DEFAULT_OPTIONS, ...options };
+  return withBenchDispatcher(o, async (harness) => {
+    await warmUp(harness, o);
+    return runFairness(harness, o);
+  });
+}
+
+/** The dispatcher process on its own database and stream, delivering to the local receiver, for `body`. */
+async function withBenchDispatcher<T>(o: DispatcherBenchOptions, body: (h: Harness, dispatcher: ServiceProcess) => Promise<T>): Promise<T> {
   const database = await createTestDatabase();
   const events = await createTestEventNamespace();
   const nc: NatsConnection = await events.connect();
@@ -223,7 +321,7 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
       WEBHOOK_ALLOW_LOOPBACK: 'true',
       SERVICE_PROCESSES: String(o.processes),
       WEBHOOK_CONCURRENCY: String(o.concurrency),
-      WEBHOOK_ENDPOINT_CONCURRENCY: '64',
+      WEBHOOK_ENDPOINT_CONCURRENCY: String(BENCH_ENDPOINT_CONCURRENCY),
       WEBHOOK_TIMEOUT_MS: '2000',
     },
     startTimeoutMs: 60_000,
@@ -254,93 +352,10 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
     return ids;
   };
   const waitFor = (ids: string[], timeoutMs: number) => receiver.whenArrived(ids, timeoutMs);
-  const harness: Harness = { receiver, databaseUrl: database.url, org, publish, publishMany, waitFor };
+  const harness: Harness = { receiver, databaseUrl: database.url, base, published, org, publish, publishMany, waitFor };
 
   try {
-    // Warm-up: connections, caches, JIT — of the failure paths too (timeouts, retries, the breaker
-    // opening), as in a dispatcher that has been running: otherwise the first run next to a hanging
-    // endpoint pays for compiling them and shows a drop the later ones do not (up to 28 % against 0 %).
-    const warm = org('warm');
-    const warmHanging = org('hang');
-    const warmIds = await publishMany(Array.from({ length: 1_000 }, (_, i) => (i % 10 === 0 ? warmHanging : warm)));
-    await waitFor(warmIds.filter((id) => id.endsWith(warm)), 30_000);
-    await sleep(2_500); // the hanging calls time out (2 s) and open the breaker
-    // And a burst as large as the measured one: after only the thousand events above, the first burst
-    // cost the dispatcher a third more CPU per delivery than the next one (still compiling its path).
-    await waitFor(await publishMany(Array.from({ length: o.throughputEvents }, () => warm)), 120_000);
-
-    // 1. Throughput: a burst to one endpoint, counted from the first to the last arrival, with a run
-    // of the bare loop (5.) just before and just after it: on a shared host a core's speed drifts
-    // over minutes, so the ceiling is measured beside what it is the ceiling of.
-    const bareBefore = await bareUndiciLoop(base, o.concurrency, database.url);
-    const fast = org('fast');
-    const stopCpu = measureCpu();
-    const ids = await publishMany(Array.from({ length: o.throughputEvents }, () => fast));
-    await waitFor(ids, 120_000);
-    const times = ids.map((id) => receiver.arrivals.get(id)).filter((t): t is number => t !== undefined);
-    const firstPublished = Math.min(...ids.map((id) => published.get(id) as number));
-    const seconds = (Math.max(...times) - firstPublished) / 1000;
-    const throughput = {
-      events: times.length,
-      seconds: round(seconds),
-      perSecond: Math.round(times.length / seconds),
-      cpuMsPerDelivery: perDelivery(await stopCpu(() => classifyProcesses(database.url)), times.length),
-    };
-    const bareAfter = await bareUndiciLoop(base, o.concurrency, database.url);
-    const drain = await drainReadyBacklog(harness, dispatcher, o.throughputEvents);
-
-    // 2. Latency at a fixed rate.
-    const paced = org('paced');
-    const pacedIds: string[] = [];
-    const total = o.latencyRate * o.latencySeconds;
-    const start = performance.now();
-    for (let i = 0; i < total; i++) {
-      const due = start + (i * 1000) / o.latencyRate;
-      const wait = due - performance.now();
-      if (wait > 1) await sleep(wait);
-      void publish(paced).then((id) => pacedIds.push(id));
-    }
-    await sleep(200);
-    await waitFor(pacedIds, 30_000);
-    const latencies = pacedIds.map((id) => (receiver.arrivals.get(id) ?? Infinity) - (published.get(id) as number)).sort((a, b) => a - b);
-    const latency = { rate: o.latencyRate, events: latencies.length, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), maxMs: round(latencies[latencies.length - 1]) };
-
-    // 3. Isolation from a hanging endpoint that keeps getting events, then (4) from one holding a backlog.
-    const isolation = await runIsolation(harness, o);
-    const backlog = await runBacklog(harness, o, isolation.healthyAlonePerSecond.slice(-2));
-    const trickle = await runTrickleCost(harness, o);
-
-    // 5. The ceiling: the bare loop's mean over its two runs beside the burst.
-    const bareUndiciPerSecond = Math.round((bareBefore.perSecond + bareAfter.perSecond) / 2);
-    // Two decimals, and the target checked on the exact figure: rounded to one, 0.36 passed as 0.4.
-    const ratio = throughput.perSecond / bareUndiciPerSecond;
-    const baseline = { bareUndiciPerSecond, runs: [bareBefore, bareAfter], ratio: twoDecimals(ratio) };
-
-    return {
-      processes: o.processes,
-      throughput,
-      drain: { ...drain, ratio: twoDecimals(drain.perSecond / bareUndiciPerSecond) },
-      latency,
-      isolation,
-      backlog,
-      trickle,
-      baseline,
-      targets: [
-        { name: 'throughput ≥ 1,500 deliveries/s', pass: throughput.perSecond >= 1_500, detail: `${throughput.perSecond}/s` },
-        {
-          name: 'burst ≥ 0.4 of the bare undici POST loop',
-          pass: ratio >= 0.4,
-          detail: `${baseline.ratio} (${throughput.perSecond} against ${bareUndiciPerSecond}/s)`,
-        },
-        { name: `p50 < 20 ms at ${o.latencyRate}/s`, pass: latency.p50Ms < 20, detail: `${latency.p50Ms} ms` },
-        { name: `p99 < 100 ms at ${o.latencyRate}/s`, pass: latency.p99Ms < 100, detail: `${latency.p99Ms} ms` },
-        {
-          name: `healthy drop ≤ 10% when the other endpoint hangs (vs answering, ${o.hangingRate}/s)`,
-          pass: isolation.hangingVsAnsweringPercent <= 10,
-          detail: `${isolation.hangingVsAnsweringPercent}%; against alone ${isolation.dropPercent}%`,
-        },
-      ],
-    };
+    return await body(harness, dispatcher);
   } finally {
     await dispatcher.stop();
     receiver.server.closeAllConnections();
@@ -351,10 +366,27 @@ export async function runDispatcherBenchmark(options: Partial<DispatcherBenchOpt
   }
 }
 
+async function warmUp(h: Harness, o: DispatcherBenchOptions): Promise<void> {
+  // Warm-up: connections, caches, JIT — of the failure paths too (timeouts, retries, the breaker
+  // opening), as in a dispatcher that has been running: otherwise the first run next to a hanging
+  // endpoint pays for compiling them and shows a drop the later ones do not (up to 28 % against 0 %).
+  const warm = h.org('warm');
+  const warmHanging = h.org('hang');
+  const warmIds = await h.publishMany(Array.from({ length: 1_000 }, (_, i) => (i % 10 === 0 ? warmHanging : warm)));
+  await h.waitFor(warmIds.filter((id) => id.endsWith(warm)), 30_000);
+  await sleep(2_500); // the hanging calls time out (2 s) and open the breaker
+  // And a burst as large as the measured one: after only the thousand events above, the first burst
+  // cost the dispatcher a third more CPU per delivery than the next one (still compiling its path).
+  await h.waitFor(await h.publishMany(Array.from({ length: o.throughputEvents }, () => warm)), 120_000);
+}
+
 /** What the isolation scenarios share: the receiver, and publishing to organisations whose endpoints are on it. */
 interface Harness {
   receiver: Receiver;
   databaseUrl: string;
+  /** The receiver's base URL, and when each webhook id was published. */
+  base: string;
+  published: Map<string, number>;
   /** A new organisation whose webhooks go to the receiver under `/path` (`/hang…` never answers). */
   org(path: string): string;
   /** Publishes one event; resolves to its webhook id. */
@@ -365,7 +397,12 @@ interface Harness {
 }
 
 /** What a hanging endpoint gets during a run: nothing, a steady rate, or a share of the healthy batches. */
-type HangingLoad = { kind: 'none' } | { kind: 'rate'; perSecond: number } | { kind: 'share'; oneIn: number } | { kind: 'answering'; perSecond: number };
+type HangingLoad =
+  | { kind: 'none' }
+  | { kind: 'rate'; perSecond: number }
+  | { kind: 'share'; oneIn: number }
+  | { kind: 'answering'; perSecond: number }
+  | { kind: 'organisations'; organisations: number; eventsEach: number; answering: boolean };
 
 interface IsolationRun {
   /** Healthy deliveries per second over the steady window. */
@@ -457,6 +494,91 @@ async function runBacklog(h: Harness, o: DispatcherBenchOptions, aloneBefore: nu
   };
 }
 
+/** Organisations whose endpoints hang beside the healthy one in the fairness scenario, and its runs beside them. */
+const FAIRNESS_HANGING = 8;
+const FAIRNESS_RUNS = 3;
+
+/**
+ * Fairness: the healthy organisation alone, then beside eight organisations whose endpoints hang, each
+ * sent its in-flight limit at once (together the intake's 512 slots, all of which they would hold until
+ * their calls time out if nothing stopped them), and as the control beside eight that answer the same
+ * events, alternately with runs alone. Each run beside others is taken against the mean of the alone
+ * runs on either side (the yardstick of the same moment), as a ratio; the control says what the
+ * others' events cost the healthy organisation on this machine whatever their endpoints do.
+ */
+async function runFairness(h: Harness, o: DispatcherBenchOptions): Promise<FairnessReport> {
+  const run = (load: HangingLoad) => isolationRun(h, o.isolationSeconds, load);
+  const others = (answering: boolean): HangingLoad => ({ kind: 'organisations', organisations: FAIRNESS_HANGING, eventsEach: BENCH_ENDPOINT_CONCURRENCY, answering });
+  const alone = [await run({ kind: 'none' })];
+  const beside: IsolationRun[] = [];
+  const besideAnswering: IsolationRun[] = [];
+  for (let i = 0; i < FAIRNESS_RUNS; i++) {
+    beside.push(await run(others(false)));
+    alone.push(await run({ kind: 'none' }));
+    besideAnswering.push(await run(others(true)));
+    alone.push(await run({ kind: 'none' }));
+  }
+  // The i-th run beside hanging ones sits between alone runs 2i and 2i + 1; beside answering ones, 2i + 1 and 2i + 2.
+  const around = (i: number) => mean([alone[i].perSecond, alone[i + 1].perSecond]);
+  const ratios = beside.map((r, i) => r.perSecond / around(2 * i));
+  const answeringRatios = besideAnswering.map((r, i) => r.perSecond / around(2 * i + 1));
+  return {
+    healthyBesideAnsweringPerSecond: besideAnswering.map((r) => r.perSecond),
+    answeringRatios: answeringRatios.map(twoDecimals),
+    answeringRatio: twoDecimals(mean(answeringRatios)),
+    hangingOrganisations: FAIRNESS_HANGING,
+    eventsEach: BENCH_ENDPOINT_CONCURRENCY,
+    healthyAlonePerSecond: alone.map((r) => r.perSecond),
+    healthyBesideHangingPerSecond: beside.map((r) => r.perSecond),
+    ratios: ratios.map(twoDecimals),
+    ratio: twoDecimals(mean(ratios)),
+  };
+}
+
+export interface FairnessReport {
+  hangingOrganisations: number;
+  /** Events each hanging organisation was sent in each run. */
+  eventsEach: number;
+  /** Healthy deliveries per second over each run's steady window: alone (before, between and after) and beside them. */
+  healthyAlonePerSecond: number[];
+  healthyBesideHangingPerSecond: number[];
+  /** Each run beside them against the mean of the alone runs around it, and the mean of those. */
+  ratios: number[];
+  ratio: number;
+  /** The control: beside eight organisations that answer, getting the same events. */
+  healthyBesideAnsweringPerSecond: number[];
+  answeringRatios: number[];
+  answeringRatio: number;
+}
+
+/** The target: the healthy organisation keeps at least this share of its rate alone. */
+const FAIRNESS_TARGET = 0.9;
+
+export function fairnessTarget(f: FairnessReport): Report['targets'][number] {
+  return {
+    name: `healthy beside ${f.hangingOrganisations} hanging organisations ≥ ${FAIRNESS_TARGET} of its rate alone`,
+    pass: f.ratio >= FAIRNESS_TARGET,
+    detail: `${f.ratio} (${f.ratios.join(', ')})`,
+  };
+}
+
+export function formatFairness(f: FairnessReport): string {
+  const rows: Array<[string, string]> = [
+    [`healthy alone (${f.healthyAlonePerSecond.length} runs)`, `${f.healthyAlonePerSecond.join(', ')} deliveries/s`],
+    [
+      `healthy beside ${f.hangingOrganisations} hanging organisations, ${f.eventsEach} events each`,
+      `${f.healthyBesideHangingPerSecond.join(', ')} deliveries/s`,
+    ],
+    ['  ratio of each to alone around it', `${f.ratios.join(', ')} (mean ${f.ratio})`],
+    [`healthy beside ${f.hangingOrganisations} answering organisations (the control)`, `${f.healthyBesideAnsweringPerSecond.join(', ')} deliveries/s`],
+    ['  ratio of each to alone around it', `${f.answeringRatios.join(', ')} (mean ${f.answeringRatio})`],
+  ];
+  const target = fairnessTarget(f);
+  rows.push([`target: ${target.name}`, `${target.pass ? 'PASS' : 'MISS'} (${target.detail})`]);
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');
+}
+
 /**
  * A burst that arrived while the dispatcher was not running: its processes are paused (SIGSTOP) while
  * the events are published, and timed from when they go on to the last arrival.
@@ -532,7 +654,9 @@ async function isolationRun(h: Harness, seconds: number, load: HangingLoad): Pro
       ? publishAtRate(h, hanging, load.perSecond, t0, until)
       : load.kind === 'answering'
         ? publishAtRate(h, h.org('other'), load.perSecond, t0, until)
-        : Promise.resolve();
+        : load.kind === 'organisations'
+          ? publishToOrganisations(h, load.answering ? 'other' : 'hang', load.organisations, load.eventsEach)
+          : Promise.resolve();
   const mine: string[] = [];
   while (performance.now() < until) {
     const batch = Array.from({ length: 200 }, (_, i) => (load.kind === 'share' && i % load.oneIn === 0 ? hanging : healthy));
@@ -548,6 +672,17 @@ async function isolationRun(h: Harness, seconds: number, load: HangingLoad): Pro
     deliveries,
     dispatcherCpuMsPerDelivery: perDelivery(usage, deliveries)?.dispatcher,
   };
+}
+
+/**
+ * Once the healthy organisation is under way (after the run's ramp), `eventsEach` events to each of
+ * `organisations` new organisations under `/path` (`hang`: enough to take every slot they are allowed
+ * before their first calls time out), all at once.
+ */
+async function publishToOrganisations(h: Harness, path: string, organisations: number, eventsEach: number): Promise<void> {
+  const others = Array.from({ length: organisations }, () => h.org(path));
+  await sleep(RAMP_MS);
+  await h.publishMany(Array.from({ length: organisations * eventsEach }, (_, i) => others[i % organisations]));
 }
 
 /** Publishes to `organisationId` at `perSecond` from `t0` until `until`, without waiting for the acks. */
@@ -666,6 +801,7 @@ export function formatReport(report: Report): string {
     ...isolationRows(report.isolation),
     ...backlogRows(report.backlog),
     ...trickleRows(report.trickle),
+    ...fairnessRows(report.fairness),
     [
       'bare undici POST loop, before and after the burst',
       `${report.baseline.runs.map(bareRunText).join('; ')}: mean ${report.baseline.bareUndiciPerSecond} requests/s (ours/bare = ${report.baseline.ratio})`,
@@ -699,6 +835,16 @@ function formatCosts(costs: Record<string, number>): string {
   return Object.entries(costs)
     .map(([group, ms]) => `${group} ${ms}`)
     .join(', ');
+}
+
+function fairnessRows(f: FairnessReport): Array<[string, string]> {
+  return [
+    [`healthy alone, fairness scenario (${f.healthyAlonePerSecond.length} runs)`, `${f.healthyAlonePerSecond.join(', ')} deliveries/s`],
+    [`healthy beside ${f.hangingOrganisations} hanging organisations (${f.eventsEach} events each)`, `${f.healthyBesideHangingPerSecond.join(', ')} deliveries/s`],
+    ['  ratio of each to alone around it', `${f.ratios.join(', ')} (mean ${f.ratio})`],
+    [`healthy beside ${f.hangingOrganisations} answering organisations (the control)`, `${f.healthyBesideAnsweringPerSecond.join(', ')} deliveries/s`],
+    ['  ratio of each to alone around it', `${f.answeringRatios.join(', ')} (mean ${f.answeringRatio})`],
+  ];
 }
 
 function trickleRows(t: Report['trickle']): Array<[string, string]> {

@@ -222,6 +222,9 @@ export function endpointGateOptions(config: WebhookDispatcherConfig): EndpointGa
     lineWaitMs: 1_000,
     stallMs: 500,
     busyRetryMs: 1_000,
+    // Half of the smaller pool of slots (first attempts hold the intake's while they call, the rest the
+    // worker's): endpoints that hang or answer slowly never hold more, whatever their number.
+    slowShare: Math.max(1, Math.floor(Math.min(config.WEBHOOK_CONCURRENCY, config.WEBHOOK_INTAKE_CONCURRENCY) / 2)),
     failureThreshold: config.WEBHOOK_BREAKER_THRESHOLD,
     cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS,
     disableAfterMs: config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,

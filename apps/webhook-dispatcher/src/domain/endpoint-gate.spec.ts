@@ -8,6 +8,7 @@ const OPTIONS: EndpointGateOptions = {
   lineWaitMs: 250,
   stallMs: 500,
   busyRetryMs: 1_000,
+  slowShare: 1_000,
   failureThreshold: 3,
   cooldownMs: 1_000,
   disableAfterMs: 24 * 3_600_000,
@@ -234,6 +235,53 @@ describe('EndpointGate: calls in flight', () => {
     expect(await gate.admit('a')).toEqual({ kind: 'wait', ms: 1_000 });
     gate.cancel('a');
     expect(await gate.admit('a')).toEqual({ kind: 'go' });
+  });
+});
+
+describe('EndpointGate: the slow endpoints\' share', () => {
+  // Three slots a slow endpoint may hold beyond its first; four in flight per endpoint.
+  const share = { inFlightLimit: 4, slowShare: 3 };
+  const BUSY = { kind: 'wait', ms: 1_000 };
+
+  it('lets endpoints that have not answered hold no more than the share beyond one call each', async () => {
+    const { gate } = gateAt(share);
+    for (let i = 0; i < 4; i++) expect(await gate.admit('hanging-1', false)).toEqual({ kind: 'go' }); // 3 beyond its first
+    expect(await gate.admit('hanging-2', false)).toEqual({ kind: 'go' }); // a first call always goes
+    expect(await gate.admit('hanging-2', false)).toEqual(BUSY); // the share is taken
+    expect(gate.inFlight('hanging-2')).toBe(1);
+    // Turned away at once, not in line: a caller waiting would hold a slot too.
+    expect(await settled(gate.admit('hanging-2'))).toEqual(BUSY);
+    expect(await gate.admit('healthy', false)).toEqual({ kind: 'go' });
+  });
+
+  it('does not count a prompt endpoint, and a healthy one shows it is prompt with its first call', async () => {
+    const { clock, gate } = gateAt(share);
+    for (let i = 0; i < 4; i++) expect(await gate.admit('hanging', false)).toEqual({ kind: 'go' });
+    expect(await gate.admit('healthy', false)).toEqual({ kind: 'go' });
+    expect(await gate.admit('healthy', false)).toEqual(BUSY);
+    clock.now = 10;
+    await gate.report('healthy', done(SUCCESS, 10));
+    for (let i = 0; i < 4; i++) expect(await gate.admit('healthy', false)).toEqual({ kind: 'go' }); // its own limit only
+    expect(await gate.admit('healthy', false)).toEqual(BUSY);
+  });
+
+  it('counts an endpoint whose calls take longer than stallMs, or whose prompt answer is older than stallMs', async () => {
+    const { clock, gate } = gateAt(share);
+    expect(await gate.admit('slow', false)).toEqual({ kind: 'go' });
+    clock.now = 900;
+    await gate.report('slow', done(SUCCESS, 900)); // answered, but slowly
+    for (let i = 0; i < 4; i++) expect(await gate.admit('slow', false)).toEqual({ kind: 'go' });
+    expect(await gate.admit('was-prompt', false)).toEqual({ kind: 'go' });
+    clock.now = 910;
+    await gate.report('was-prompt', done(SUCCESS, 10));
+    expect(await gate.admit('was-prompt', false)).toEqual({ kind: 'go' });
+    expect(await gate.admit('was-prompt', false)).toEqual({ kind: 'go' }); // prompt: not counted
+    clock.now = 910 + OPTIONS.stallMs;
+    expect(await gate.admit('was-prompt', false)).toEqual(BUSY); // nothing prompt since: slow like the rest
+    // Slow calls ending free their places in the share (3 + 1 beyond the first calls, then 1 + 1).
+    await gate.report('slow', done(FAILURE, 1_000));
+    await gate.report('slow', done(FAILURE, 1_000));
+    expect(await gate.admit('was-prompt', false)).toEqual({ kind: 'go' });
   });
 });
 

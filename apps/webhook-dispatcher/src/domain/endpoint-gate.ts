@@ -62,6 +62,12 @@ export interface EndpointGateOptions {
   stallMs: number;
   /** How long a caller turned away waits before asking again (plus jitter from the caller). */
   busyRetryMs: number;
+  /**
+   * Calls in flight that slow endpoints may hold together, beyond one each: an endpoint is slow unless
+   * one of its calls finished within `stallMs` of starting, less than `stallMs` ago. Less than the
+   * process's slots, so endpoints that hang (or answer only near the timeout) cannot take them all.
+   */
+  slowShare: number;
   /** Consecutive failures that open the circuit. */
   failureThreshold: number;
   /** How long an open circuit holds calls back before one trial call. */
@@ -80,6 +86,8 @@ interface Endpoint {
   lastProgressAt: number;
   /** Moving mean of its calls' durations; null until one has finished. */
   meanCallMs: number | null;
+  /** When a call last finished within `stallMs` of starting (null: never): the endpoint is prompt until `stallMs` after. */
+  promptAt: number | null;
   /** Consecutive failures counting towards the circuit, and until when it is open. */
   failures: number;
   openUntil: number;
@@ -123,7 +131,11 @@ export class EndpointGate {
     if (health.disabledReason !== null) return { kind: 'dead', reason: health.disabledReason };
     const held = this.heldForMs(endpoint);
     if (held > 0) return { kind: 'hold', trialInMs: held };
-    if (endpoint.inFlight < this.options.inFlightLimit) return this.go(endpoint);
+    if (endpoint.inFlight < this.options.inFlightLimit) {
+      // Its share taken, a slow endpoint's caller is turned away at once: waiting in line would hold a slot too.
+      if (this.overSlowShare(endpoint)) return { kind: 'wait', ms: this.options.busyRetryMs };
+      return this.go(endpoint);
+    }
     if (!(await this.waitInLine(endpoint, mayWait ? this.options.lineWaitMs : 0))) return { kind: 'wait', ms: this.options.busyRetryMs };
     // The circuit may have opened while this caller waited: the slot it was handed goes on.
     const heldNow = this.heldForMs(endpoint);
@@ -141,6 +153,7 @@ export class EndpointGate {
   async report(key: string, { verdict, durationMs, baseUrl, url }: CallReport): Promise<GateReport> {
     const endpoint = this.endpoint(key);
     endpoint.meanCallMs = endpoint.meanCallMs === null ? durationMs : endpoint.meanCallMs + CALL_MS_WEIGHT * (durationMs - endpoint.meanCallMs);
+    if (durationMs <= this.options.stallMs) endpoint.promptAt = this.now();
     this.release(endpoint);
     const wasOpen = endpoint.failures >= this.options.failureThreshold;
     if (verdict.kind === 'success') {
@@ -249,6 +262,21 @@ export class EndpointGate {
     else endpoint.inFlight -= 1;
   }
 
+  /**
+   * Would one more call to this endpoint take the slow endpoints' calls beyond `slowShare`? An endpoint's
+   * first call always goes (so a healthy one can show it is prompt), and prompt endpoints are not counted.
+   */
+  private overSlowShare(endpoint: Endpoint): boolean {
+    if (endpoint.inFlight === 0 || this.prompt(endpoint)) return false;
+    let slowCalls = 0;
+    for (const other of this.endpoints.values()) if (other.inFlight > 1 && !this.prompt(other)) slowCalls += other.inFlight - 1;
+    return slowCalls >= this.options.slowShare;
+  }
+
+  private prompt(endpoint: Endpoint): boolean {
+    return endpoint.promptAt !== null && this.now() - endpoint.promptAt < this.options.stallMs;
+  }
+
   private stalled(endpoint: Endpoint): boolean {
     return endpoint.inFlight >= this.options.inFlightLimit && this.now() - endpoint.lastProgressAt > this.options.stallMs;
   }
@@ -281,6 +309,7 @@ export class EndpointGate {
         waiting: [],
         lastProgressAt: now,
         meanCallMs: null,
+        promptAt: null,
         failures: 0,
         openUntil: 0,
         trialUntil: 0,
