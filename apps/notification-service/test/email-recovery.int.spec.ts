@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { queryDatabase, type TestDatabase } from '@availability/testing';
 import type { NotificationServiceConfig } from '../src/config/notification-service.config.js';
 import { EmailRecoverySweep } from '../src/email/email-recovery-sweep.js';
 import { EmailRepository } from '../src/email/email.repository.js';
-import type { EmailService } from '../src/email/email.service.js';
+import { type EmailJob, EmailService } from '../src/email/email.service.js';
+import type { Mailer } from '../src/email/mailer.js';
 import { notificationsDatabase } from './helpers.js';
 
 /**
@@ -14,7 +15,8 @@ import { notificationsDatabase } from './helpers.js';
  * (where the recovery job ids differ and BullMQ cannot tell the two jobs are one).
  */
 const RECOVER_AFTER_MS = 60_000;
-const config = { JOB_RECOVERY_AFTER_MS: RECOVER_AFTER_MS, JOB_RECOVERY_INTERVAL_MS: 60_000, EMAIL_BACKOFF_MS: 1_000, EMAIL_ATTEMPTS: 3 } as NotificationServiceConfig;
+const SMTP_TIMEOUT_MS = 15_000;
+const config = { JOB_RECOVERY_AFTER_MS: RECOVER_AFTER_MS, JOB_RECOVERY_INTERVAL_MS: 60_000, EMAIL_BACKOFF_MS: 1_000, EMAIL_ATTEMPTS: 3, SMTP_TIMEOUT_MS } as NotificationServiceConfig;
 let database: TestDatabase;
 let dataSource: DataSource;
 let repository: EmailRepository;
@@ -76,3 +78,79 @@ describe('e-mail recovery across instances', () => {
     expect(Date.now() - row.progress_at.getTime()).toBeLessThan(10_000);
   });
 });
+
+/** The SMTP relay as EmailService sees it: each message sent is recorded; `hold` keeps a send open until released. */
+class RecordingMailer {
+  readonly sent: string[] = [];
+  private held?: Promise<void>;
+  private release?: () => void;
+
+  hold(): void {
+    this.held = new Promise((resolve) => (this.release = resolve));
+  }
+
+  letGo(): void {
+    this.release?.();
+  }
+
+  async send(message: { subject: string }): Promise<string> {
+    this.sent.push(message.subject);
+    await this.held;
+    return 'sent';
+  }
+}
+
+/** An e-mail job as BullMQ hands it to EmailService.runJob. */
+function jobFor(id: string, pendingId: string) {
+  const data: EmailJob = { kind: 'send', id: pendingId, message: { to: ['ops@example.test'], subject: `e-mail ${pendingId}`, text: 'hello' } };
+  return { id, data, opts: { attempts: 3, removeOnComplete: { age: 60 } }, attemptsMade: 0 } as unknown as Parameters<EmailService['runJob']>[0];
+}
+
+describe('an e-mail queued again by a sweep', () => {
+  // The sweeps below run at times far ahead: only this test's e-mail may be pending.
+  beforeEach(() => queryDatabase(database.url, 'DELETE FROM notifications.pending_email'));
+  const mailing = () => {
+    const mailer = new RecordingMailer();
+    return { mailer, service: new EmailService(config, {} as never, repository, mailer as unknown as Mailer, {} as never) };
+  };
+
+  it('is sent once when both its jobs run: the one queued last sends, the one it replaced does nothing', async () => {
+    const [jobId] = await lostEmails(1);
+    const first = instance();
+    await first.sweep.sweep(Date.now());
+    // The job queued again is slow to start, so a later sweep takes it for lost too.
+    const later = instance();
+    await later.sweep.sweep(Date.now() + 2 * RECOVER_AFTER_MS + 10_000);
+    const [replaced] = first.queued.jobs.filter((job) => job.jobId === jobId);
+    const [last] = later.queued.jobs.filter((job) => job.jobId === jobId);
+    expect(last.recoveryJobId).not.toBe(replaced.recoveryJobId);
+
+    const { mailer, service } = mailing();
+    await service.runJob(jobFor(replaced.recoveryJobId, jobId));
+    await service.runJob(jobFor(last.recoveryJobId, jobId));
+    await service.runJob(jobFor(jobId, jobId));
+    expect(mailer.sent).toEqual([`e-mail ${jobId}`]);
+    expect(await queryDatabase(database.url, 'SELECT 1 FROM notifications.pending_email WHERE job_id = $1', [jobId])).toEqual([]);
+  });
+
+  it('is not queued again while an attempt is under way, for as long as the send may take', async () => {
+    const [jobId] = await lostEmails(1);
+    const first = instance();
+    await first.sweep.sweep(Date.now());
+    const [queued] = first.queued.jobs.filter((job) => job.jobId === jobId);
+
+    const { mailer, service } = mailing();
+    mailer.hold();
+    const running = service.runJob(jobFor(queued.recoveryJobId, jobId));
+    await eventuallySent(mailer);
+    const meanwhile = instance();
+    await meanwhile.sweep.sweep(Date.now() + RECOVER_AFTER_MS + 2 * config.EMAIL_BACKOFF_MS + SMTP_TIMEOUT_MS / 2);
+    mailer.letGo();
+    await running;
+    expect(meanwhile.queued.jobs.some((job) => job.jobId === jobId)).toBe(false);
+  });
+});
+
+async function eventuallySent(mailer: RecordingMailer): Promise<void> {
+  while (mailer.sent.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { counter, RepeatingTask } from '@availability/service-core';
 import { NotificationServiceConfig } from '../config/notification-service.config.js';
-import { emailRecoveryJobId, type EmailRecoveryTimes, emailStalledBefore } from './email-recovery.js';
+import { type EmailRecoveryTimes, emailRecoverySuffix, emailStalledBefore } from './email-recovery.js';
 import { EmailRepository } from './email.repository.js';
 import { type EmailJob, EmailService } from './email.service.js';
 
@@ -13,7 +13,7 @@ const PAGE = 200;
  * until its job finishes; every JOB_RECOVERY_INTERVAL_MS this sweep claims those whose job made no
  * progress for JOB_RECOVERY_AFTER_MS beyond its longest back-off, marking them as progressing so the
  * next sweeps give the new job as long, and queues them again. Every instance sweeps; each e-mail is
- * claimed by one of them.
+ * claimed by one of them, and sent only by the job it was last queued under.
  */
 @Injectable()
 export class EmailRecoverySweep implements OnApplicationBootstrap, OnModuleDestroy {
@@ -47,9 +47,9 @@ export class EmailRecoverySweep implements OnApplicationBootstrap, OnModuleDestr
     // after it and another instance's sweep never queues the same e-mail under its own period's job id.
     // Dying between the two leaves an e-mail to the sweeps after the next JOB_RECOVERY_AFTER_MS.
     for (;;) {
-      const stalled = await this.repository.claimStalledPendingEmails(before, PAGE);
+      const stalled = await this.repository.claimStalledPendingEmails(before, PAGE, emailRecoverySuffix(now, this.times.recoverAfterMs));
       if (stalled.length === 0) return;
-      await this.email.requeue(stalled.map(({ jobId, job }) => ({ jobId, recoveryJobId: emailRecoveryJobId(jobId, now, this.times.recoverAfterMs), job: job as EmailJob })));
+      await this.email.requeue(stalled.map(({ jobId, recoveryJobId, job }) => ({ jobId, recoveryJobId, job: job as EmailJob })));
       this.recovered.inc(stalled.length);
       this.logger.warn(`queued again ${stalled.length} e-mails whose jobs made no progress for ${this.times.recoverAfterMs} ms beyond their back-off`);
       if (stalled.length < PAGE) return;

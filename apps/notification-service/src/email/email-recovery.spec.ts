@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { emailRecoveryJobId, emailStalledBefore, longestEmailBackoffMs } from './email-recovery.js';
+import { emailRecoverySuffix, emailStalledBefore, longestEmailBackoffMs } from './email-recovery.js';
 
 const now = Date.parse('2030-01-01T12:00:00Z');
 
@@ -15,8 +15,8 @@ describe('e-mail recovery', () => {
   });
 
   it('names one job per e-mail and period', () => {
-    expect(emailRecoveryJobId('evt', now, 300_000)).toBe(`evt.r${Math.floor(now / 300_000)}`);
-    expect(emailRecoveryJobId('evt', now + 1, 300_000)).toBe(emailRecoveryJobId('evt', now, 300_000));
-    expect(emailRecoveryJobId('evt', now + 300_000, 300_000)).not.toBe(emailRecoveryJobId('evt', now, 300_000));
+    expect(emailRecoverySuffix(now, 300_000)).toBe(`.r${Math.floor(now / 300_000)}`);
+    expect(emailRecoverySuffix(now + 1, 300_000)).toBe(emailRecoverySuffix(now, 300_000));
+    expect(emailRecoverySuffix(now + 300_000, 300_000)).not.toBe(emailRecoverySuffix(now, 300_000));
   });
 });

@@ -22,9 +22,9 @@ export function emailStalledBefore(now: number, times: EmailRecoveryTimes): Date
 }
 
 /**
- * The job id an e-mail is queued again under: one per period of `recoverAfterMs`, so the sweeps of
- * several instances in one period queue one job.
+ * What an e-mail's job id is followed by when it is queued again: one per period of `recoverAfterMs`,
+ * so the sweeps of several instances in one period queue one job.
  */
-export function emailRecoveryJobId(jobId: string, now: number, recoverAfterMs: number): string {
-  return `${jobId}.r${Math.floor(now / recoverAfterMs)}`;
+export function emailRecoverySuffix(now: number, recoverAfterMs: number): string {
+  return `.r${Math.floor(now / recoverAfterMs)}`;
 }

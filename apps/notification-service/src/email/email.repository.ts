@@ -101,10 +101,29 @@ export class EmailRepository {
     );
   }
 
-  /** The e-mail's job begins an attempt, or was queued again: it makes progress now. */
+  /** The e-mail's job failed an attempt: its back-off starts now. */
   async pendingEmailProgress(jobIds: string[]): Promise<void> {
     if (jobIds.length === 0) return;
     await this.dataSource.query(`UPDATE notifications.pending_email SET progress_at = now() WHERE job_id = ANY($1::text[])`, [jobIds]);
+  }
+
+  /**
+   * The job `jobId` begins an attempt at the pending e-mail `pendingId`, which may last `leaseMs`:
+   * the sweep does not take it for lost before then. False when there is nothing for this job to do:
+   * the e-mail was sent (or given up), or the sweep queued it again under another job.
+   */
+  async beginPendingEmailAttempt(pendingId: string, jobId: string, leaseMs: number): Promise<boolean> {
+    // A SELECT around the UPDATE: TypeORM answers a bare UPDATE with its rows and their count.
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH begun AS (
+         UPDATE notifications.pending_email SET progress_at = now() + $3 * interval '1 millisecond'
+         WHERE job_id = $1 AND (queued_job_id IS NULL OR queued_job_id = $2)
+         RETURNING 1
+       )
+       SELECT 1 FROM begun`,
+      [pendingId, jobId, leaseMs],
+    );
+    return rows.length > 0;
   }
 
   async forgetPendingEmail(jobId: string): Promise<void> {
@@ -113,19 +132,20 @@ export class EmailRepository {
 
   /**
    * Up to `limit` pending e-mails whose job made no progress since `before`, oldest first, each marked
-   * as progressing in the same statement: the caller queues them again, and no other sweep gets them
-   * (rows another sweep is claiming are skipped, not waited for).
+   * as progressing and as queued again under its id and `recoverySuffix`, in the same statement: the
+   * caller queues them again under that id, and no other sweep gets them (rows another sweep is
+   * claiming are skipped, not waited for).
    */
-  async claimStalledPendingEmails(before: Date, limit: number): Promise<Array<{ jobId: string; job: unknown }>> {
+  async claimStalledPendingEmails(before: Date, limit: number, recoverySuffix: string): Promise<Array<{ jobId: string; recoveryJobId: string; job: unknown }>> {
     return this.dataSource.query(
       `WITH claimed AS (
-         UPDATE notifications.pending_email p SET progress_at = now()
+         UPDATE notifications.pending_email p SET progress_at = now(), queued_job_id = p.job_id || $3
          FROM (SELECT job_id FROM notifications.pending_email WHERE progress_at < $1 ORDER BY progress_at LIMIT $2 FOR UPDATE SKIP LOCKED) stalled
          WHERE p.job_id = stalled.job_id
-         RETURNING p.job_id, p.job
+         RETURNING p.job_id, p.queued_job_id, p.job
        )
-       SELECT job_id AS "jobId", job FROM claimed`,
-      [before, limit],
+       SELECT job_id AS "jobId", queued_job_id AS "recoveryJobId", job FROM claimed`,
+      [before, limit, recoverySuffix],
     );
   }
 }

@@ -163,14 +163,23 @@ export class EmailService implements OnApplicationBootstrap {
     );
   }
 
+  /**
+   * An attempt of a kept e-mail's job first takes the e-mail for as long as a send may last
+   * (SMTP_TIMEOUT_MS), so the recovery sweep does not queue it again meanwhile; a job with nothing
+   * to do (the e-mail sent, or queued again under another job) finishes without sending.
+   */
   async runJob(job: Job<EmailJob>): Promise<void> {
     const pendingId = job.opts.removeOnComplete === true ? undefined : pendingEmailId(job.data);
-    if (pendingId) await this.repository.pendingEmailProgress([pendingId]);
+    if (pendingId && !(await this.repository.beginPendingEmailAttempt(pendingId, job.id ?? pendingId, this.config.SMTP_TIMEOUT_MS))) {
+      this.logger.log(`e-mail job ${job.id}: already sent, or queued again under another job; nothing to do`);
+      return;
+    }
     try {
       await this.send(job);
     } catch (error) {
       const permanent = isPermanentSmtpFailure(error);
-      if (pendingId && (permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1))) await this.repository.forgetPendingEmail(pendingId);
+      const last = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (pendingId) await (last ? this.repository.forgetPendingEmail(pendingId) : this.repository.pendingEmailProgress([pendingId]));
       if (permanent) throw new UnrecoverableError(`rejected by the SMTP server: ${(error as Error).message}`);
       throw error;
     }
