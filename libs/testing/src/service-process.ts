@@ -28,7 +28,7 @@ export class ServiceProcess {
   private output: string[] = [];
   readonly url: string;
 
-  constructor(private readonly options: ServiceProcessOptions) {
+  constructor(private options: ServiceProcessOptions) {
     this.url = `http://localhost:${options.port}`;
   }
 
@@ -98,8 +98,10 @@ export class ServiceProcess {
     this.child?.kill('SIGCONT');
   }
 
-  async restart(): Promise<void> {
+  /** Graceful stop, then start again, with `env` over the settings it ran with (a redeploy with new settings). */
+  async restart(env: Record<string, string> = {}): Promise<void> {
     await this.stop();
+    this.options = { ...this.options, env: { ...this.options.env, ...env } };
     await this.start();
   }
 

@@ -4,12 +4,14 @@ import { parseArgs } from 'node:util';
 import { type Defer, type OffersBenchSettings, runOffersBench } from './offers.bench.js';
 import { type PlatformBenchSettings, runPlatformBench } from './platform.bench.js';
 import { runWorstOfferBench } from './worst-offer.bench.js';
+import { runHistoryBench } from './history.bench.js';
 import { type BenchReport, formatReport, saveReport } from './report.js';
 
 /**
  * `npm run bench [-- offers] [--duration=10 --warmup=3 --post-connections=.. --get-connections=..
  *  --rate=300 --rate-connections=.. --offers=100 --rounds=3]`, `npm run bench -- worst-offer [--repeats=20]`, or the same as BENCH_DURATION, BENCH_WARMUP, ...
  * `--cluster` (BENCH_CLUSTER=true) runs offers and platform on a three-node NATS cluster, the stream replicated three times.
+ * `history [--scale=1 --page-requests=200]` (named only): the platform on a database grown to a year of history beside a young one.
  * `platform --servers=own|tls` (BENCH_SERVERS) runs it on PostgreSQL and Redis of its own, or on its own PostgreSQL, NATS and Redis over TLS.
  * Exits 0 when targets are missed (it is a measurement); 1 when the benchmark itself failed.
  */
@@ -27,6 +29,8 @@ const OPTIONS = {
   'offer-rate': { env: 'BENCH_OFFER_RATE', default: 20 },
   'offer-workers': { env: 'BENCH_OFFER_WORKERS', default: 50 },
   repeats: { env: 'BENCH_REPEATS', default: 20 },
+  scale: { env: 'BENCH_SCALE', default: 1 },
+  'page-requests': { env: 'BENCH_PAGE_REQUESTS', default: 200 },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -70,7 +74,16 @@ const BENCHMARKS: Record<string, (settings: Settings, signal: AbortSignal, defer
       defer,
     ),
   'worst-offer': (o, signal, defer) => runWorstOfferBench({ repeats: o.repeats }, signal, defer),
+  history: (o, signal, defer) =>
+    runHistoryBench(
+      { scale: o.scale, durationSeconds: o.duration, warmupSeconds: o.warmup, answerRate: o['answer-rate'], offerRate: o['offer-rate'], pageRequests: o['page-requests'] },
+      signal,
+      defer,
+    ),
 };
+
+/** Benchmarks run only when named: they take many minutes (history grows tens of millions of rows). */
+const NAMED_ONLY = ['history'];
 
 /**
  * Benchmarks that live with their service (`apps/<app>/bench/main.ts`), run as their own process so
@@ -112,7 +125,7 @@ function readSettings(): { names: string[]; settings: Settings } {
     settings[name] = value;
   }
   const available = [...Object.keys(BENCHMARKS), ...Object.keys(APP_BENCHMARKS)];
-  const names = positionals.length > 0 ? positionals : settings.cluster ? CLUSTER_BENCHMARKS : available;
+  const names = positionals.length > 0 ? positionals : settings.cluster ? CLUSTER_BENCHMARKS : available.filter((name) => !NAMED_ONLY.includes(name));
   const unknown = names.filter((name) => !available.includes(name));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; available: ${available.join(', ')}`);
   const single = settings.cluster ? names.filter((name) => !CLUSTER_BENCHMARKS.includes(name)) : [];

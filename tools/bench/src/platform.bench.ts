@@ -1,23 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { expectStatus, offerBody, OffersClient, PortalClient, issuePortalUserToken, request, seedOrganisation } from '@availability/platform-client';
 import {
   classifyBenchProcesses,
   cpuPerOperation,
   createTestCertificates,
   measureCpu,
-  SmtpSink,
   type SmtpSinkOptions,
-  startTestPlatform,
   startTestPostgresServer,
   startTestRedisServer,
-  TEST_ADMIN_TOKEN,
   type TestPlatformOptions,
   withoutRootCert,
 } from '@availability/testing';
+import { ANSWER_PATH, AnswerPlatform, type AnswerWindow, formatCpu, round3, summarise, waitForPushes } from './answer-platform.js';
 import { type BareAnswerPathCost, bareAnswerPathCost } from './bare-answer-path.js';
 import { bareHopCost, type HopCost } from './bare-hop.js';
-import { paced } from './paced.js';
-import { SteadyClient } from './steady-client.js';
 import type { Defer } from './offers.bench.js';
 import { type BenchReport, type CheckFigures, machineInfo } from './report.js';
 
@@ -52,19 +47,6 @@ export const PLATFORM_TARGETS = {
   busyAnswerToWebhookP99Ms: 150,
 };
 
-/** The processes an answer passes through, in its order, then the infrastructure. */
-const ANSWER_PATH = ['offers-api', 'postgres', 'nats', 'webhook-dispatcher', 'example-integrator', 'redis', 'contact-directory', 'notification-service'];
-
-const INTEGRATOR_SECRET = 'bench-integrator-secret-0123456789';
-
-interface Sent {
-  key: string;
-  /** When the request was sent. */
-  sentAt: number;
-  /** When its answer arrived: the platform has accepted (committed) it. */
-  acceptedAt: number;
-}
-
 /** How long the idle platform is measured before the load starts. */
 const IDLE_SECONDS = 5;
 
@@ -87,28 +69,8 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
 
   log(`starting all five services on a fresh database and NATS namespace${settings.natsCluster ? ' (three-node cluster, replicas 3)' : ''}${SERVERS_TEXT[settings.servers]}`);
   const servers = await startServers(settings.servers, defer);
-  // The offers name a notify address, so their answers are e-mailed in digests: to a mail server that
-  // takes them, as deployed. (Without one every digest failed and was retried, in the measured windows.)
-  const mail = await SmtpSink.start(servers.mail);
-  defer(() => mail.close());
-  const platform = await startTestPlatform(
-    ['contact-directory', 'offers-api', 'notification-service', 'webhook-dispatcher', 'example-integrator'],
-    { LOG_LEVEL: 'warn', HTTP_REQUEST_LOGS: 'false', INTEGRATOR_SECRET, WEBHOOK_ALLOW_LOOPBACK: 'true', PUSH_TRANSPORT: 'recording', SMTP_URL: mail.url, ...servers.env },
-    { natsCluster: settings.natsCluster, ...servers.options },
-  );
-  defer(() => platform.stop());
-
-  const org = await seedOrganisation(platform.admin, { name: 'Bench Staffing', workers: settings.workersPerOffer });
-  const portalToken = await issuePortalUserToken(platform.url('contact-directory'), TEST_ADMIN_TOKEN, org.user.id);
-  await new PortalClient(platform.url('contact-directory'), portalToken.token).saveWebhook(platform.url('example-integrator'), INTEGRATOR_SECRET);
-  for (const [index, worker] of org.workers.entries()) {
-    const registered = await request(platform.url('notification-service'), 'PUT', '/worker/devices', {
-      body: { token: `bench-device-${index}`, platform: index % 2 ? 'ios' : 'android', appVersion: '1.0.0' },
-      headers: { authorization: `Bearer ${worker.token}` },
-    });
-    expectStatus(registered, 201);
-  }
-  const sender = new OffersClient(platform.url('offers-api'), org.apiKey);
+  const bench = await AnswerPlatform.start({ workers: settings.workersPerOffer, env: servers.env, options: { natsCluster: settings.natsCluster, ...servers.options }, mail: servers.mail }, defer);
+  const { platform } = bench;
   // What the platform costs doing nothing (timers, polls, heartbeats): at a steady rate, each answer's
   // share of it is this divided by the rate. Measured after the set-up's own events have settled.
   await sleep(2000, undefined, { signal });
@@ -116,71 +78,32 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
   await sleep(IDLE_SECONDS * 1000, undefined, { signal });
   const idle = cpuPerOperation(await stopIdleCpu(() => classifyBenchProcesses(platform.database.url)), IDLE_SECONDS, ANSWER_PATH);
   log(`the idle platform, CPU ms per second: ${idle ? formatCpu(idle) : 'not measured (no /proc)'}`);
-  const workerIds = org.workers.map((w) => w.id);
-  const body = offerBody(org.user.id, workerIds);
 
   // Phase 1: offers → pushes.
-  const createOffers = async (seconds: number): Promise<Array<Sent & { offerId: string }>> => {
-    const sent = await paced(settings.offerRate, seconds, signal, async () => {
-      const sentAt = Date.now();
-      const created = await sender.createOffer(body);
-      expectStatus(created, 201);
-      return { key: created.text, offerId: created.text, sentAt, acceptedAt: Date.now() };
-    });
-    return sent;
-  };
   log(`offers → pushes: warm-up ${settings.warmupSeconds}s, then ${settings.durationSeconds}s at ${settings.offerRate} offers/s of ${settings.workersPerOffer} workers`);
-  const warmOffers = await createOffers(settings.warmupSeconds);
+  const warmOffers = await bench.createOffers(settings.offerRate, settings.warmupSeconds, signal);
   await waitForPushes(platform.url('notification-service'), warmOffers.map((o) => o.offerId), settings.workersPerOffer, signal);
-  const offers = await createOffers(settings.durationSeconds);
+  const offers = await bench.createOffers(settings.offerRate, settings.durationSeconds, signal);
   const pushedAt = await waitForPushes(platform.url('notification-service'), offers.map((o) => o.offerId), settings.workersPerOffer, signal);
   const offerLatencies = offers.map((o) => (pushedAt.get(o.offerId) ?? Number.NaN) - o.sentAt);
 
   // Phase 2: answers → webhooks, in two steady windows (evenly spaced answers), each after its own
   // warm-up. Each (offer, worker) answers once, on the offers of phase 1.
-  const pairs = offers.flatMap((o) => workerIds.map((workerId, index) => ({ offerId: o.offerId, workerId, token: org.workers[index].token })));
-  const answerCount = (rate: number, seconds: number) => Math.round(rate * seconds);
-  const needed = [settings.answerRate, settings.busyAnswerRate].reduce((sum, rate) => sum + answerCount(rate, settings.warmupSeconds + settings.durationSeconds), 0);
-  if (pairs.length < needed) throw new Error(`phase 1 made ${pairs.length} (offer, worker) pairs; ${needed} answers need more offers or workers`);
-  let next = 0;
-  const client = new SteadyClient();
-  defer(() => client.close());
-  const answerBody = JSON.stringify({ response: 'applied' });
-  const answer = async (rate: number, seconds: number) =>
-    paced(rate, seconds, signal, async () => {
-      const pair = pairs[next++];
-      const sentAt = Date.now();
-      const answered = await client.call(`${platform.url('offers-api')}/worker/offers/${pair.offerId}/response`, 'PUT', { authorization: `Bearer ${pair.token}` }, answerBody);
-      if (answered.status !== 200) throw new Error(`answer: HTTP ${answered.status}: ${answered.text.slice(0, 500)}`);
-      return { key: `${pair.offerId}/${pair.workerId}`, sentAt, acceptedAt: Date.now() };
-    });
-  const integrator = platform.url('example-integrator');
-  const answerWindow = async (rate: number) => {
+  const needed = [settings.answerRate, settings.busyAnswerRate].reduce((sum, rate) => sum + Math.round(rate * (settings.warmupSeconds + settings.durationSeconds)), 0);
+  if (bench.answersLeft < needed) throw new Error(`phase 1 made ${bench.answersLeft} (offer, worker) pairs; ${needed} answers need more offers or workers`);
+  const answerWindow = async (rate: number): Promise<AnswerWindow> => {
     log(`answers → webhooks at ${rate}/s: warm-up ${settings.warmupSeconds}s, then ${settings.durationSeconds}s measured`);
-    await answer(rate, settings.warmupSeconds);
-    const before = await waitForWebhooks(integrator, next, signal);
-    const stopCpu = measureCpu();
-    const answers = await answer(rate, settings.durationSeconds);
-    // The last webhooks arrive within milliseconds; the integrator is not polled while CPU is measured.
-    await sleep(1_000);
-    const usage = await stopCpu(() => classifyBenchProcesses(platform.database.url));
-    const { receivedAt, repeats } = await waitForWebhooks(integrator, next, signal);
-    const receivedTwice = repeats - before.repeats;
-    const cpu = cpuPerOperation(usage, answers.length, ANSWER_PATH);
-    const platformCpu = cpu ? Object.entries(cpu).filter(([group]) => group !== 'bench' && group !== 'other' && group !== 'steal').reduce((sum, [, ms]) => sum + ms, 0) : Number.NaN;
-    const latency = summarise(answers.map((a) => (receivedAt.get(a.key) ?? Number.NaN) - a.acceptedAt));
-    const fromSent = summarise(answers.map((a) => (receivedAt.get(a.key) ?? Number.NaN) - a.sentAt));
-    const answerCall = summarise(answers.map((a) => a.acceptedAt - a.sentAt));
+    const window = await bench.answerWindow(rate, settings.warmupSeconds, settings.durationSeconds, signal);
     const storedAt = new Map(
       (await platform.events.messages('offers.response.recorded')).map((m) => [`${m.data.offerId as string}/${m.data.workerId as string}`, m.storedAt]),
     );
-    const toStream = summarise(answers.map((a) => (storedAt.get(a.key) ?? Number.NaN) - a.sentAt));
-    const fromStream = summarise(answers.map((a) => (receivedAt.get(a.key) ?? Number.NaN) - (storedAt.get(a.key) ?? Number.NaN)));
-    log(`  the answer call itself p50 ${answerCall.p50} ms p99 ${answerCall.p99} ms; sent → integrator received p50 ${fromSent.p50} ms p99 ${fromSent.p99} ms`);
+    log(`  the answer call itself p50 ${window.answerCall.p50} ms p99 ${window.answerCall.p99} ms; sent → integrator received p50 ${window.fromSent.p50} ms p99 ${window.fromSent.p99} ms`);
+    const toStream = summarise(window.sent.map((a) => (storedAt.get(a.key) ?? Number.NaN) - a.sentAt));
+    const fromStream = summarise(window.sent.map((a) => (window.receivedAt.get(a.key) ?? Number.NaN) - (storedAt.get(a.key) ?? Number.NaN)));
     log(`  split: sent → stored in JetStream p50 ${toStream.p50} ms p99 ${toStream.p99} ms; stored → integrator received p50 ${fromStream.p50} ms p99 ${fromStream.p99} ms`);
-    log(`  CPU ms per answer: ${cpu ? formatCpu(cpu) : 'not measured (no /proc)'}; the platform's processes ${round3(platformCpu)} ms`);
-    log(`  webhooks the integrator received again (same webhook-id): ${receivedTwice}`);
-    return { rate, answers: answers.length, latency, cpu, platformCpu, receivedTwice };
+    log(`  CPU ms per answer: ${window.cpu ? formatCpu(window.cpu) : 'not measured (no /proc)'}; the platform's processes ${round3(window.platformCpu)} ms`);
+    log(`  webhooks the integrator received again (same webhook-id): ${window.receivedTwice}`);
+    return window;
   };
   const steady = await answerWindow(settings.answerRate);
   const busy = await answerWindow(settings.busyAnswerRate);
@@ -193,7 +116,7 @@ export async function runPlatformBench(settings: PlatformBenchSettings, signal: 
     await bareAnswerPathCost(settings.busyAnswerRate, settings.durationSeconds, signal, servers.options.adminDatabaseUrl),
   ];
   for (const bare of barePaths) if (bare) log(`  yardstick: the bare answer path at ${bare.rate}/s costs ${barePathText(bare)}`);
-  log(`e-mails the mail server took (answer digests): ${mail.mails.length}`);
+  log(`e-mails the mail server took (answer digests): ${bench.mail.mails.length}`);
 
   const offersFig = summarise(offerLatencies);
   const checks: CheckFigures[] = [
@@ -275,65 +198,6 @@ function barePathText(bare: BareAnswerPathCost): string {
 
 function hopText(hop: HopCost): string {
   return `${round3(hop.serverMs + hop.clientMs)} ms of CPU (server ${hop.serverMs}, client ${hop.clientMs})`;
-}
-
-/** Waits until every offer has all its pushes; returns offer id → when its last push was handed over. */
-async function waitForPushes(notificationUrl: string, offerIds: string[], perOffer: number, signal: AbortSignal): Promise<Map<string, number>> {
-  const wanted = new Set(offerIds);
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    signal.throwIfAborted();
-    const log = await request<{ pushes: Array<{ offerId: string; at: string }> }>(notificationUrl, 'GET', '/dev/push-log');
-    const counts = new Map<string, { count: number; last: number }>();
-    for (const push of log.json.pushes) {
-      if (!wanted.has(push.offerId)) continue;
-      const entry = counts.get(push.offerId) ?? { count: 0, last: 0 };
-      entry.count += 1;
-      entry.last = Math.max(entry.last, Date.parse(push.at));
-      counts.set(push.offerId, entry);
-    }
-    const done = offerIds.every((id) => (counts.get(id)?.count ?? 0) >= perOffer);
-    if (done || Date.now() > deadline) return new Map([...counts].map(([id, entry]) => [id, entry.count >= perOffer ? entry.last : Number.NaN]));
-    await sleep(250);
-  }
-}
-
-function formatCpu(cpu: Record<string, number>): string {
-  return Object.entries(cpu)
-    .map(([group, ms]) => `${group} ${ms}`)
-    .join(', ');
-}
-
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
-
-/** Waits until the integrator holds `count` Worker Offer Responses; returns "offerId/workerId" → when it received it. */
-/** When each answer's webhook first arrived (by `offerId/workerId`), and how many webhooks arrived again so far. */
-async function waitForWebhooks(integratorUrl: string, count: number, signal: AbortSignal): Promise<{ receivedAt: Map<string, number>; repeats: number }> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    signal.throwIfAborted();
-    const received = await request<{ duplicates: number; items: Array<{ path: string; body: string; receivedAt: string }> }>(integratorUrl, 'GET', '/received');
-    const responses = received.json.items.filter((item) => item.path === '/offer/response');
-    if (responses.length >= count || Date.now() > deadline) {
-      const receivedAt = new Map(
-        responses.map((item) => {
-          const body = JSON.parse(item.body) as { offerId: string; workerId: string };
-          return [`${body.offerId}/${body.workerId}`, Date.parse(item.receivedAt)];
-        }),
-      );
-      return { receivedAt, repeats: received.json.duplicates };
-    }
-    await sleep(250);
-  }
-}
-
-function summarise(latencies: number[]): { p50: number; p90: number; p99: number; max: number; complete: boolean } {
-  const complete = latencies.every((value) => Number.isFinite(value));
-  const sorted = latencies.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
-  const at = (q: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? Number.NaN, complete };
 }
 
 /** The settings as the report lists them; the cluster is in the benchmark's name. */
