@@ -400,7 +400,7 @@ describe('redelivery and the endpoint', () => {
 
   it('names a re-saved address at once, and keeps when the last failure was', async () => {
     const before = await endpoint(tokens.aAdmin);
-    expect(before).toMatchObject({ baseUrl: receiver.url, lastFailureAt: expect.any(String), lastFailureError: 'HTTP 503' });
+    expect(before).toMatchObject({ baseUrl: receiver.url, lastFailureAt: expect.any(String), lastFailureError: expect.stringMatching(/^HTTP 503/) });
     const moved = receiver.url.replace('localhost', '127.0.0.1');
     await new PortalClient(platform.url('contact-directory'), tokens.aAdmin).saveWebhook(moved, A_SECRET, ['hmac', 'v1', 'v1a']);
     // The directory's change reaches the dispatcher as a broadcast: the next look names the new address.
@@ -412,6 +412,6 @@ describe('redelivery and the endpoint', () => {
       10_000,
       'the re-saved address',
     );
-    expect(after).toMatchObject({ state: 'healthy', lastFailureAt: before.lastFailureAt, lastFailureError: 'HTTP 503' });
+    expect(after).toMatchObject({ state: 'healthy', lastFailureAt: before.lastFailureAt, lastFailureError: before.lastFailureError });
   });
 });
