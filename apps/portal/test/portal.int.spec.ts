@@ -110,6 +110,21 @@ describe('the pages', () => {
     expect([asset.status, asset.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
   });
 
+  it('answers a browser asking for a page it does not have with the HTML document, as a 404, which shows “page not found”', async () => {
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    for (const path of ['/nope', '/offers/a/b', '/worker/offers', '/worker/nope/deeper']) {
+      const page = await request(portal.url, 'GET', path, { headers: browser });
+      expect([path, page.status, page.headers.get('content-type'), page.headers.get('cache-control')]).toEqual([path, 404, 'text/html; charset=utf-8', 'no-cache']);
+      expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self';/);
+      expect(page.text).toContain('<div id="root"></div>');
+    }
+    // What is not a page stays a problem, even for a browser: a missing file, an unknown API.
+    for (const path of ['/assets/missing.js', '/favicon.png', '/api/nope/x', '/session/nope']) {
+      const answer = await request(portal.url, 'GET', path, { headers: browser });
+      expect([path, answer.status, problemOf(answer).slug]).toEqual([path, 404, 'not-found']);
+    }
+  });
+
   it('answers anything else with a 404 problem', async () => {
     for (const path of ['/nope', '/offers/a/b', '/worker/offers', '/assets/missing.js']) {
       const answer = await request(portal.url, 'GET', path);

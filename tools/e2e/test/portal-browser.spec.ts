@@ -210,6 +210,9 @@ describe('the portal in the browser', () => {
     const page = integratorPage;
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { name: 'Your endpoint' }).waitFor();
+    // The saved address, before any call to it has failed.
+    await page.getByRole('definition').filter({ hasText: own.url }).waitFor();
+    expect(await page.getByText('not set up').count()).toBe(0);
     await page.getByLabel('Event type', { exact: true }).selectOption('offer-response');
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText(/Test offer-response sent as delivery/).waitFor();
@@ -226,6 +229,8 @@ describe('the portal in the browser', () => {
     for (const token of workerTokens) await new WorkerContactsClient(platform.url('contact-directory'), token).addContact(integrator.organisation.id);
     // Both tries of each fail while the service is down: the log shows them as given up.
     await page.locator('tbody tr').filter({ hasText: 'contact-added' }).filter({ hasText: 'dead' }).nth(1).waitFor({ timeout: 30_000 });
+    // The endpoint says when it last failed, not only how.
+    await page.getByRole('definition').filter({ hasText: 'HTTP 503' }).locator('time').waitFor();
     ownService.down = false;
     const local = new Date(since.getTime() - since.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
     await page.getByLabel('Failed since').fill(local);
@@ -233,6 +238,39 @@ describe('the portal in the browser', () => {
     await page.getByText('2 failed deliveries are being sent again.').waitFor();
     await expectAccessible(page, 'webhooks-after-outage');
     await eventually(async () => (await page.locator('tbody tr').filter({ hasText: 'contact-added' }).filter({ hasText: 'succeeded' }).count()) === 2, 20_000, 'both redelivered');
+  });
+
+  inBrowser('redelivers one delivery only once asked to confirm, and says so', async () => {
+    const page = integratorPage;
+    const row = page.locator('tbody tr').filter({ hasText: 'contact-added' }).first();
+    const id = (await row.getAttribute('data-delivery')) as string;
+    const webhookId = (await row.locator('code').textContent()) as string;
+    const before = own.withId(webhookId).length;
+    await row.getByRole('button', { name: 'Redeliver' }).click();
+    const ask = page.getByRole('group', { name: `Redeliver delivery ${id}?` });
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await ask.waitFor({ state: 'detached' });
+    await row.getByRole('button', { name: 'Redeliver' }).click();
+    await ask.getByRole('button', { name: 'Yes, redeliver' }).click();
+    await page.getByText(`Delivery ${id} is being sent again.`).waitFor();
+    await eventually(() => own.withId(webhookId).length === before + 1, 15_000, 'the one redelivery');
+  });
+
+  inBrowser('pages through the delivery log past its first 50', async () => {
+    const page = integratorPage;
+    const oldest = (await page.locator('tbody tr[data-delivery]').last().getAttribute('data-delivery')) as string;
+    const token = (await platform.admin.issuePortalToken(integrator.user.id)).token;
+    let newest = '';
+    for (let i = 0; i < 50; i += 1) {
+      const sent = await request<{ id: number }>(platform.url('webhook-dispatcher'), 'POST', '/portal/webhooks/test-events', { body: { type: 'contact-added' }, headers: { authorization: `Bearer ${token}` } });
+      newest = String(expectStatus(sent, 202).json.id);
+    }
+    await page.locator(`tbody tr[data-delivery="${newest}"]`).waitFor();
+    expect(await page.locator(`tbody tr[data-delivery="${oldest}"]`).count()).toBe(0);
+    await page.getByRole('button', { name: 'Older' }).click();
+    await page.locator(`tbody tr[data-delivery="${oldest}"]`).waitFor();
+    await page.getByRole('button', { name: 'Newer' }).click();
+    await page.locator(`tbody tr[data-delivery="${newest}"]`).waitFor();
   });
 });
 
@@ -290,6 +328,96 @@ describe('a sender watches an offer', () => {
   });
 });
 
+describe('long lists, irreversible actions and pages that are not there', () => {
+  const titles = Array.from({ length: 55 }, (_, i) => `Quayside shift ${i + 1}`);
+  let quayside: SeededOrganisation;
+  let offerIds: string[] = [];
+  let senderPage: Page;
+  let workerPage: Page;
+
+  beforeAll(async () => {
+    quayside = await seedOrganisation(platform.admin, { name: 'Quayside Events', kind: 'agency', workers: 0, userEmail: 'quinn@quayside.example' });
+    const [pia] = await platform.admin.createWorkers(quayside.organisation.id, [{ name: 'Pia Lund', email: 'pia@workers.example' }]);
+    const offers = new OffersClient(platform.url('offers-api'), quayside.apiKey);
+    offerIds = [];
+    for (const title of titles) offerIds.push(expectStatus(await offers.createOffer(offerBody(quayside.user.id, [pia.id], { title })), 201).text);
+    senderPage = await signIn(await browser.newContext(), 'quinn@quayside.example', 'portal');
+    workerPage = await signIn(await browser.newContext(), 'pia@workers.example', 'worker');
+  }, 120_000);
+
+  inBrowser('pages through the offers to the 45th and beyond, and back', async () => {
+    const page = senderPage;
+    await page.getByRole('link', { name: 'Quayside shift 55', exact: true }).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(20);
+    await page.getByRole('button', { name: 'Older' }).click();
+    await page.getByRole('link', { name: 'Quayside shift 35', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Older' }).click();
+    // The 45th offer, newest first, then the oldest.
+    await page.getByRole('link', { name: 'Quayside shift 11', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Quayside shift 1', exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Newer' }).click();
+    await page.getByRole('link', { name: 'Quayside shift 35', exact: true }).waitFor();
+  });
+
+  inBrowser('withdraws only once asked to confirm, never completes with nobody chosen, and filters by status', async () => {
+    const page = senderPage;
+    await page.goto(`${portal.url}/offers/${offerIds[54]}`);
+    await page.getByRole('heading', { name: 'Quayside shift 55' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Complete with 0 chosen' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Withdraw offer' }).click();
+    const ask = page.getByRole('group', { name: 'Withdraw this offer?' });
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await ask.waitFor({ state: 'detached' });
+    const offers = new OffersClient(platform.url('offers-api'), quayside.apiKey);
+    expect((expectStatus(await offers.getOffer(offerIds[54]), 200).json as { widthdrawn: boolean }).widthdrawn).toBe(false);
+    await page.getByRole('button', { name: 'Withdraw offer' }).click();
+    await expectAccessible(page, 'offer-withdraw');
+    await ask.getByRole('button', { name: 'Yes, withdraw' }).click();
+    await page.getByText('Withdrawn; the recipients have been told.').waitFor();
+    expect((expectStatus(await offers.getOffer(offerIds[54]), 200).json as { widthdrawn: boolean }).widthdrawn).toBe(true);
+
+    await page.getByRole('link', { name: 'Offers' }).click();
+    await page.getByLabel('Status').selectOption('withdrawn');
+    await eventually(async () => (await page.locator('tbody tr').count()) === 1, 10_000, 'only the withdrawn offer');
+    await page.getByRole('link', { name: 'Quayside shift 55', exact: true }).waitFor();
+    await page.getByLabel('Status').selectOption('open');
+    await page.getByRole('link', { name: 'Quayside shift 54', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'Quayside shift 55', exact: true }).count()).toBe(0);
+  });
+
+  inBrowser('shows a missing offer and an unknown page as not found, with a way back', async () => {
+    const page = senderPage;
+    await page.goto(`${portal.url}/offers/0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b`);
+    await page.getByRole('heading', { name: 'Offer not found' }).waitFor();
+    await page.getByRole('link', { name: 'Back to the offers' }).click();
+    await page.getByRole('link', { name: 'Quayside shift 54', exact: true }).waitFor();
+
+    const answer = await page.goto(`${portal.url}/nope`);
+    expect(answer?.status()).toBe(404);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await expectAccessible(page, 'not-found');
+    await page.getByRole('link', { name: 'Back to the start' }).click();
+    await page.getByRole('heading', { name: 'Offers' }).waitFor();
+  });
+
+  inBrowser('sends a signed-in worker to their own pages, and pages through their offers past the first 50', async () => {
+    const page = workerPage;
+    await page.goto(`${portal.url}/offers`);
+    await page.getByRole('heading', { name: 'Your offers' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/worker');
+    await page.getByRole('link', { name: 'Quayside shift 54', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: /^Quayside shift/ }).count()).toBe(50);
+    await page.getByRole('button', { name: 'Older' }).click();
+    await page.getByRole('link', { name: 'Quayside shift 1', exact: true }).waitFor();
+
+    await page.goto(`${portal.url}/worker/offers/0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b`);
+    await page.getByRole('heading', { name: 'Offer not found' }).waitFor();
+    await page.getByRole('link', { name: 'Back to your offers' }).click();
+    await page.getByRole('heading', { name: 'Your offers' }).waitFor();
+  });
+});
+
 describe('a worker on a phone', () => {
   inBrowser('signs in by link, sees the offer and applies', async () => {
     const offers = new OffersClient(platform.url('offers-api'), sender.apiKey);
@@ -319,7 +447,7 @@ describe('a worker on a phone', () => {
 
   it('checked every page of the portal with axe', () => {
     expect(pagesChecked.sort()).toEqual(
-      ['company-profile', 'company-profile-failed', 'invites', 'webhooks-after-outage', 'offer', 'offers', 'sign-in', 'webhooks', 'worker-contacts', 'worker-notifications', 'worker-offer', 'worker-offers'].sort(),
+      ['company-profile', 'company-profile-failed', 'invites', 'not-found', 'webhooks-after-outage', 'offer', 'offer-withdraw', 'offers', 'sign-in', 'webhooks', 'worker-contacts', 'worker-notifications', 'worker-offer', 'worker-offers'].sort(),
     );
   });
 });

@@ -59,6 +59,7 @@ interface Delivery {
 interface EndpointState {
   organisationId: string;
   state: string;
+  baseUrl: string | null;
   circuitOpen: boolean;
   heldCount: number;
   disabled: boolean;
@@ -323,6 +324,11 @@ describe('redelivery and the endpoint', () => {
     expect(await endpoint(tokens.aAdmin)).toMatchObject({ state: 'healthy', circuitOpen: false, heldCount: 0, disabled: false, lastSuccessAt: expect.any(String) });
   });
 
+  it('names the saved address while every call succeeds', async () => {
+    expect(await endpoint(tokens.aMember)).toMatchObject({ state: 'healthy', baseUrl: receiver.url, failingSince: null, lastFailureAt: null });
+    expect(await endpoint(tokens.bAdmin)).toMatchObject({ state: 'healthy', baseUrl: platform.url('example-integrator') });
+  });
+
   it('shows an outage as it happens: failing, circuit open with deliveries held, then disabled and why', async () => {
     receiverDown = true;
     const outageFrom = new Date().toISOString();
@@ -390,5 +396,22 @@ describe('redelivery and the endpoint', () => {
     const own = await list(tokens.aAdmin, '?limit=200');
     expect(expectStatus(operator, 200).json.items).toEqual(own.items);
     expect(own.items.filter((item) => item.test)).toHaveLength(6);
+  });
+
+  it('names a re-saved address at once, and keeps when the last failure was', async () => {
+    const before = await endpoint(tokens.aAdmin);
+    expect(before).toMatchObject({ baseUrl: receiver.url, lastFailureAt: expect.any(String), lastFailureError: expect.stringMatching(/^HTTP 503/) });
+    const moved = receiver.url.replace('localhost', '127.0.0.1');
+    await new PortalClient(platform.url('contact-directory'), tokens.aAdmin).saveWebhook(moved, A_SECRET, ['hmac', 'v1', 'v1a']);
+    // The directory's change reaches the dispatcher as a broadcast: the next look names the new address.
+    const after = await eventually(
+      async () => {
+        const state = await endpoint(tokens.aMember);
+        return state.baseUrl === moved && state;
+      },
+      10_000,
+      'the re-saved address',
+    );
+    expect(after).toMatchObject({ state: 'healthy', lastFailureAt: before.lastFailureAt, lastFailureError: before.lastFailureError });
   });
 });

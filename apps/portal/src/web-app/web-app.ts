@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** The pages of the web application: each answers with its one HTML document, which routes in the browser. */
 export const PAGE_ROUTES = [
@@ -18,6 +18,21 @@ export const PAGE_ROUTES = [
   '/worker/notifications',
   '/worker/contacts',
 ];
+
+/** First path segments that are never pages: the forwarding, the session, files, and the service's own endpoints. */
+const NOT_PAGES = new Set(['api', 'session', 'assets', 'health', 'metrics', 'docs']);
+
+/**
+ * A browser asking for a page the application does not have (`/nope`): answered with the document,
+ * as a 404, so the page says "page not found" with a way back. A file (a dot in the last segment),
+ * a call to an API or anything not asking for HTML stays a 404 problem.
+ */
+export function isUnknownPage(request: Pick<FastifyRequest, 'headers' | 'url'>): boolean {
+  const path = request.url.split('?', 1)[0] ?? '';
+  const segments = path.split('/').filter((segment) => segment !== '');
+  if (segments.length === 0 || NOT_PAGES.has(segments[0]) || segments.at(-1)?.includes('.')) return false;
+  return /\btext\/html\b/.test(request.headers.accept ?? '');
+}
 
 /**
  * The page may load only the portal's own scripts, styles and images and talk only to the portal:
@@ -64,4 +79,9 @@ export async function installWebApp(fastify: FastifyInstance, directory: string)
   for (const url of PAGE_ROUTES) {
     fastify.get(url, (_request, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
   }
+  // Routed last: every other route is more specific, so this sees only paths nothing else serves.
+  fastify.get('/*', (request, reply) => {
+    if (!isUnknownPage(request)) return reply.callNotFound();
+    return reply.code(404).header('cache-control', 'no-cache').sendFile('index.html');
+  });
 }

@@ -1,4 +1,6 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import type { CursorPages } from './hooks';
 
 export function Problem({ text }: { text?: string }) {
   if (!text) return null;
@@ -61,4 +63,91 @@ export function TimeSlots({ slots }: { slots: TimeSlot[] }) {
 export function When({ at }: { at?: string | null }) {
   if (!at) return <span className="muted">—</span>;
   return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
+}
+
+/** A page or a thing that is not there: what happened in words, and the way back. */
+export function NotFound({ title, children, back }: { title: string; children: ReactNode; back: { to: string; label: string } }) {
+  return (
+    <Page title={title}>
+      <p>{children}</p>
+      <p>
+        <Link to={back.to}>{back.label}</Link>
+      </p>
+    </Page>
+  );
+}
+
+/**
+ * A button for what cannot be undone: it asks first, in the page (a group named by the question,
+ * focused on "yes"), and acts only when confirmed.
+ */
+export function ConfirmButton({
+  label,
+  question,
+  consequence,
+  yes,
+  disabled,
+  tone = 'danger',
+  onConfirm,
+}: {
+  label: string;
+  question: string;
+  consequence: string;
+  yes: string;
+  disabled?: boolean;
+  tone?: 'danger' | 'secondary';
+  onConfirm: () => void;
+}) {
+  const [asking, setAsking] = useState(false);
+  const yesButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) yesButton.current?.focus();
+  }, [asking]);
+  if (!asking) {
+    return (
+      <button type="button" className={tone} disabled={disabled} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <div className="confirm" role="group" aria-label={question}>
+      <p>
+        <strong>{question}</strong> {consequence}
+      </p>
+      <button
+        ref={yesButton}
+        type="button"
+        className="danger"
+        disabled={disabled}
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        {yes}
+      </button>
+      <button type="button" className="secondary" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
+/** Newer and older pages of a list, newest first, by the API's nextCursor; nothing while it all fits one page. */
+export function Pager({ pages, nextCursor, label }: { pages: CursorPages; nextCursor?: string | null; label: string }) {
+  if (pages.number === 1 && !nextCursor) return null;
+  return (
+    <nav className="pager" aria-label={label}>
+      <button type="button" className="secondary" disabled={pages.number === 1} onClick={pages.newer}>
+        Newer
+      </button>
+      <span className="muted" aria-live="polite">
+        Page {pages.number}
+      </span>
+      <button type="button" className="secondary" disabled={!nextCursor} onClick={() => nextCursor && pages.older(nextCursor)}>
+        Older
+      </button>
+    </nav>
+  );
 }

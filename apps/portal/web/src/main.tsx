@@ -5,6 +5,7 @@ import { Loading } from './components';
 import { Layout } from './layout';
 import { CompanyProfilePage } from './pages/company-profile';
 import { InvitesPage } from './pages/invites';
+import { NotFoundPage } from './pages/not-found';
 import { OfferPage, OffersPage } from './pages/offers';
 import { SignInPage } from './pages/sign-in';
 import { WebhooksPage } from './pages/webhooks';
@@ -12,11 +13,15 @@ import { WorkerContactsPage, WorkerInboxPage, WorkerNotificationsPage, WorkerOff
 import { SessionProvider, useSession } from './session';
 import './styles.css';
 
-/** A page for one kind of signed-in person; anyone else is sent to that kind's sign-in. */
+/**
+ * A page for one kind of signed-in person: nobody signed in is sent to that kind's sign-in, the
+ * other kind of person to their own start page (a worker's session opens no portal page).
+ */
 function SignedIn({ kind, children }: { kind: 'portal-user' | 'worker'; children: ReactNode }) {
   const { person } = useSession();
   if (person === undefined) return <Loading what="your session" />;
-  if (person === null || person.kind !== kind) return <Navigate to={kind === 'worker' ? '/worker/sign-in' : '/sign-in'} replace />;
+  if (person === null) return <Navigate to={kind === 'worker' ? '/worker/sign-in' : '/sign-in'} replace />;
+  if (person.kind !== kind) return <Navigate to={person.kind === 'worker' ? '/worker' : '/offers'} replace />;
   return <>{children}</>;
 }
 
@@ -43,6 +48,7 @@ createRoot(document.getElementById('root') as HTMLElement).render(
             <Route path="/invites" element={portal(<InvitesPage />)} />
             <Route path="/offers" element={portal(<OffersPage />)} />
             <Route path="/offers/:offerId" element={portal(<OfferPage />)} />
+            <Route path="*" element={<NotFoundPage />} />
           </Route>
           <Route element={<Layout area="worker" />}>
             <Route path="/worker/sign-in" element={<SignInPage audience="worker" />} />
@@ -50,6 +56,7 @@ createRoot(document.getElementById('root') as HTMLElement).render(
             <Route path="/worker/offers/:offerId" element={worker(<WorkerOfferPage />)} />
             <Route path="/worker/notifications" element={worker(<WorkerNotificationsPage />)} />
             <Route path="/worker/contacts" element={worker(<WorkerContactsPage />)} />
+            <Route path="/worker/*" element={<NotFoundPage />} />
           </Route>
         </Routes>
       </BrowserRouter>

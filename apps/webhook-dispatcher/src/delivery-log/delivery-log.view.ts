@@ -129,7 +129,7 @@ export class EndpointStateView {
   })
   state: EndpointStateName;
 
-  @ApiProperty({ type: String, format: 'uri', nullable: true, description: 'The base URL its failures were seen at', example: 'https://partner.example.com/hooks/v1' })
+  @ApiProperty({ type: String, format: 'uri', nullable: true, description: 'The base URL saved in the company profile (null: none); the one its calls last failed at while contact-directory does not answer', example: 'https://partner.example.com/hooks/v1' })
   baseUrl: string | null;
 
   @ApiProperty({ description: 'Deliveries are held back after consecutive failures: held ones, or this instance’s breaker, open', example: false })

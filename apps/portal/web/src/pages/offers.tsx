@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api } from '../api';
-import { Badge, Done, Loading, Page, Problem, type TimeSlot, TimeSlots, When } from '../components';
-import { useAction, useLoad } from '../hooks';
+import { Badge, ConfirmButton, Done, Loading, NotFound, Page, Pager, Problem, type TimeSlot, TimeSlots, When } from '../components';
+import { useAction, useCursorPages, useLoad } from '../hooks';
 
 interface Recipient {
   id: number;
@@ -37,16 +37,38 @@ interface OfferSummary {
 
 const OFFERS = '/api/offers/portal/offers';
 const RESPONSE_TONE = { applied: 'good', rejected: 'bad', awaiting: 'wait' } as const;
+/** The statuses `GET /portal/offers?status=` filters by (offers-api's PORTAL_OFFER_STATUSES). */
+const STATUSES = ['open', 'ended', 'complete', 'withdrawn'] as const;
 
 export function OffersPage() {
-  const offers = useLoad(() => api<{ offers: OfferSummary[] }>(OFFERS), [], 5_000);
+  const [status, setStatus] = useState('');
+  const pages = useCursorPages();
+  const query = new URLSearchParams([...(status ? [['status', status]] : []), ...(pages.before ? [['before', pages.before]] : [])]);
+  const offers = useLoad(() => api<{ offers: OfferSummary[]; nextCursor: string | null }>(`${OFFERS}?${query}`), [query.toString()], 5_000);
   return (
     <Page title="Offers">
+      <form className="filters" aria-label="Filter offers" onSubmit={(event) => event.preventDefault()}>
+        <label>
+          Status
+          <select
+            value={status}
+            onChange={(event) => {
+              setStatus(event.target.value);
+              pages.reset();
+            }}
+          >
+            <option value="">Any</option>
+            {STATUSES.map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </select>
+        </label>
+      </form>
       <Problem text={offers.error} />
       {offers.value === undefined ? (
         <Loading what="offers" />
       ) : offers.value.offers.length === 0 ? (
-        <p className="muted">No offers yet. Offers your organisation sends through the offers API appear here.</p>
+        <p className="muted">{status ? `No ${status} offers.` : 'No offers yet. Offers your organisation sends through the offers API appear here.'}</p>
       ) : (
         <div className="table-scroll">
           <table>
@@ -78,6 +100,7 @@ export function OffersPage() {
           </table>
         </div>
       )}
+      <Pager pages={pages} nextCursor={offers.value?.nextCursor} label="Pages of offers" />
     </Page>
   );
 }
@@ -89,6 +112,13 @@ export function OfferPage() {
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const act = useAction();
 
+  if (offer.notFound) {
+    return (
+      <NotFound title="Offer not found" back={{ to: '/offers', label: 'Back to the offers' }}>
+        Your organisation has no offer at this address: it may be mistyped, or the offer belongs to another organisation.
+      </NotFound>
+    );
+  }
   if (offer.value === undefined) return offer.error ? <Problem text={offer.error} /> : <Loading what="the offer" />;
   const current = offer.value;
   const open = current.status === 'open' || current.status === 'ended';
@@ -153,12 +183,20 @@ export function OfferPage() {
       </section>
       {open && (
         <div className="actions">
-          <button type="button" disabled={act.busy} onClick={complete}>
+          <button type="button" disabled={act.busy || chosen.size === 0} aria-describedby="complete-hint" onClick={complete}>
             Complete with {chosen.size} chosen
           </button>
-          <button type="button" className="danger" disabled={act.busy} onClick={withdraw}>
-            Withdraw offer
-          </button>
+          <ConfirmButton
+            label="Withdraw offer"
+            question="Withdraw this offer?"
+            consequence="Every recipient is told it is off; a withdrawn offer cannot be sent again or completed."
+            yes="Yes, withdraw"
+            disabled={act.busy}
+            onConfirm={withdraw}
+          />
+          <p id="complete-hint" className="muted">
+            To complete, choose at least one worker who applied.
+          </p>
         </div>
       )}
       <Problem text={act.error} />

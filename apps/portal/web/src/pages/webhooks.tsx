@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
-import { Badge, Done, Loading, Page, Problem, When } from '../components';
-import { useAction, useLoad } from '../hooks';
+import { Badge, ConfirmButton, Done, Loading, Page, Pager, Problem, When } from '../components';
+import { useAction, useCursorPages, useLoad } from '../hooks';
 import { useSession } from '../session';
 
 type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead' | 'skipped';
@@ -35,22 +35,29 @@ interface Delivery {
 
 interface Endpoint {
   state: 'healthy' | 'failing' | 'circuit-open' | 'disabled';
-  baseUrl?: string;
+  baseUrl: string | null;
   circuitOpen: boolean;
   heldCount: number;
   disabled: boolean;
   disabledReason?: string;
-  lastFailureError?: string;
-  lastSuccessAt?: string;
+  lastFailureAt: string | null;
+  lastFailureError: string | null;
+  lastSuccessAt: string | null;
 }
 
 const BASE = '/api/webhooks/portal/webhooks';
 const STATUS_TONE: Record<DeliveryStatus, 'good' | 'bad' | 'wait' | 'plain'> = { succeeded: 'good', failed: 'bad', dead: 'bad', pending: 'wait', skipped: 'plain' };
 
 export function WebhooksPage() {
-  const [filter, setFilter] = useState({ status: '', eventType: '', from: '' });
+  const [filter, setFilterState] = useState({ status: '', eventType: '', from: '' });
+  const pages = useCursorPages();
+  const setFilter = (next: typeof filter) => {
+    setFilterState(next);
+    pages.reset();
+  };
   const query = new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== '').map(([key, value]) => [key, key === 'from' ? new Date(value).toISOString() : value]));
-  const deliveries = useLoad(() => api<{ items: Delivery[] }>(`${BASE}/deliveries?${query}`), [query.toString()], 3_000);
+  if (pages.before) query.set('before', pages.before);
+  const deliveries = useLoad(() => api<{ items: Delivery[]; nextCursor: string | null }>(`${BASE}/deliveries?${query}`), [query.toString()], 3_000);
   const endpoint = useLoad(() => api<Endpoint>(`${BASE}/endpoint`), [], 3_000);
   const reload = () => Promise.all([deliveries.reload(), endpoint.reload()]);
 
@@ -88,6 +95,7 @@ export function WebhooksPage() {
         </form>
         <Problem text={deliveries.error} />
         {deliveries.value === undefined ? <Loading what="deliveries" /> : <DeliveryTable items={deliveries.value.items} onRedelivered={reload} />}
+        <Pager pages={pages} nextCursor={deliveries.value?.nextCursor} label="Pages of deliveries" />
       </section>
     </Page>
   );
@@ -117,7 +125,9 @@ function EndpointState({ endpoint, error, onChange }: { endpoint?: Endpoint; err
         {endpoint.lastFailureError && (
           <>
             <dt>Last failure</dt>
-            <dd>{endpoint.lastFailureError}</dd>
+            <dd>
+              <When at={endpoint.lastFailureAt} /> · {endpoint.lastFailureError}
+            </dd>
           </>
         )}
       </dl>
@@ -242,11 +252,24 @@ function DeliveryRow({ delivery, open, onToggle, onRedelivered }: { delivery: De
             Attempts
           </button>
           {(delivery.status === 'failed' || delivery.status === 'dead' || delivery.status === 'succeeded') && (
-            <button type="button" className="secondary" disabled={redeliver.busy} onClick={() => void redeliver.run(async () => void (await api(`${BASE}/deliveries/${delivery.id}/redeliver`, { method: 'POST' }), await onRedelivered()))}>
-              Redeliver
-            </button>
+            <ConfirmButton
+              label="Redeliver"
+              question={`Redeliver delivery ${delivery.id}?`}
+              consequence="Your service is called again with the same webhook-id, even if it handled this one."
+              yes="Yes, redeliver"
+              tone="secondary"
+              disabled={redeliver.busy}
+              onConfirm={() =>
+                void redeliver.run(async () => {
+                  await api(`${BASE}/deliveries/${delivery.id}/redeliver`, { method: 'POST' });
+                  await onRedelivered();
+                  return `Delivery ${delivery.id} is being sent again.`;
+                })
+              }
+            />
           )}
           <Problem text={redeliver.error} />
+          <Done text={redeliver.done} />
         </td>
       </tr>
       {open && (

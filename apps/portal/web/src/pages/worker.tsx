@@ -1,7 +1,7 @@
 import { Link, useParams } from 'react-router';
 import { api } from '../api';
-import { Badge, Done, Loading, Page, Problem, type TimeSlot, TimeSlots, When } from '../components';
-import { useAction, useLoad } from '../hooks';
+import { Badge, Done, Loading, NotFound, Page, Pager, Problem, type TimeSlot, TimeSlots, When } from '../components';
+import { useAction, useCursorPages, useLoad } from '../hooks';
 import { WebPushSwitch } from './web-push';
 
 interface WorkerOffer {
@@ -21,7 +21,9 @@ const OFFERS = '/api/offers/worker/offers';
 const RESPONSE_TONE = { applied: 'good', rejected: 'bad', awaiting: 'wait' } as const;
 
 export function WorkerInboxPage() {
-  const offers = useLoad(() => api<{ offers: WorkerOffer[] }>(OFFERS), [], 5_000);
+  const pages = useCursorPages();
+  const query = pages.before ? `?${new URLSearchParams({ before: pages.before })}` : '';
+  const offers = useLoad(() => api<{ offers: WorkerOffer[]; nextCursor: string | null }>(`${OFFERS}${query}`), [query], 5_000);
   return (
     <Page title="Your offers">
       <WebPushSwitch />
@@ -49,6 +51,7 @@ export function WorkerInboxPage() {
           ))}
         </ul>
       )}
+      <Pager pages={pages} nextCursor={offers.value?.nextCursor} label="Pages of your offers" />
     </Page>
   );
 }
@@ -57,6 +60,13 @@ export function WorkerOfferPage() {
   const { offerId = '' } = useParams();
   const offer = useLoad(() => api<WorkerOffer>(`${OFFERS}/${encodeURIComponent(offerId)}`), [offerId], 5_000);
   const answer = useAction();
+  if (offer.notFound) {
+    return (
+      <NotFound title="Offer not found" back={{ to: '/worker', label: 'Back to your offers' }}>
+        No offer sent to you is at this address.
+      </NotFound>
+    );
+  }
   if (offer.value === undefined) return offer.error ? <Problem text={offer.error} /> : <Loading what="the offer" />;
   const current = offer.value;
   const canAnswer = !current.isHistoric && !current.complete && !current.widthdrawn;
