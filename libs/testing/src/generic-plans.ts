@@ -57,3 +57,20 @@ function* seqScans(node: PlanNode): Generator<string> {
   if (node['Node Type'] === 'Seq Scan') yield `${node.Schema}.${node['Relation Name']}`;
   for (const child of node.Plans ?? []) yield* seqScans(child);
 }
+
+/**
+ * The table and index pages a query reads (shared buffers hit or read) when it runs with `params`, as
+ * a service's unnamed statement is planned: for its values. What tells a query that reads only its
+ * page of rows from one that walks a table's history, whatever the machine's speed.
+ */
+export async function pagesRead(databaseUrl: string, sql: string, params: unknown[]): Promise<{ pages: number; seqScans: string[] }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const [row] = (await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode & { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }> }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, params)).rows;
+    const plan = row['QUERY PLAN'][0].Plan;
+    return { pages: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], seqScans: [...new Set(seqScans(plan))].sort() };
+  } finally {
+    await client.end();
+  }
+}

@@ -173,6 +173,34 @@ const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.organisation_id AS "o
 const REDELIVERY_COLUMNS = `id, event_id AS "eventId", organisation_id AS "organisationId", event_subject AS "eventSubject",
   webhook_id AS "webhookId", method, path, body, series, test`;
 
+/**
+ * A page of the delivery log, newest first. Unnamed, so each is planned for its values: a filter not
+ * given drops out, and the organisation's index for the filters given (delivery_organisation_…) reads
+ * only the page's rows however long the log.
+ */
+export const LIST_DELIVERIES = `SELECT ${DELIVERY_COLUMNS} FROM dispatcher.delivery d
+  WHERE ($1::text IS NULL OR d.organisation_id = $1)
+    AND ($2::uuid IS NULL OR d.event_id = $2)
+    AND ($3::text IS NULL OR d.status = $3)
+    AND ($4::bigint IS NULL OR d.id < $4)
+    AND ($6::text IS NULL OR d.event_subject = $6)
+    AND ($7::timestamptz IS NULL OR d.created_at >= $7)
+    AND ($8::timestamptz IS NULL OR d.created_at < $8)
+  ORDER BY d.id DESC LIMIT $5`;
+
+export function listDeliveriesParams(filter: DeliveryFilter): unknown[] {
+  return [
+    filter.organisationId ?? null,
+    filter.eventId ?? null,
+    filter.status ?? null,
+    filter.before ?? null,
+    filter.limit,
+    filter.eventSubject ?? null,
+    filter.from ?? null,
+    filter.to ?? null,
+  ];
+}
+
 /** The attempts a delivery (`d`) has made in its current series. */
 const ATTEMPTS_IN_SERIES = `(SELECT count(*) FROM dispatcher.attempt a WHERE a.delivery_id = d.id AND a.series = d.series)`;
 
@@ -479,27 +507,7 @@ export class DeliveriesRepository {
 
   /** Deliveries matching the filter, newest first, with their attempts. */
   async list(filter: DeliveryFilter): Promise<DeliveryView[]> {
-    const deliveries: DeliveryView[] = await this.dataSource.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM dispatcher.delivery d
-       WHERE ($1::text IS NULL OR d.organisation_id = $1)
-         AND ($2::uuid IS NULL OR d.event_id = $2)
-         AND ($3::text IS NULL OR d.status = $3)
-         AND ($4::bigint IS NULL OR d.id < $4)
-         AND ($6::text IS NULL OR d.event_subject = $6)
-         AND ($7::timestamptz IS NULL OR d.created_at >= $7)
-         AND ($8::timestamptz IS NULL OR d.created_at < $8)
-       ORDER BY d.id DESC LIMIT $5`,
-      [
-        filter.organisationId ?? null,
-        filter.eventId ?? null,
-        filter.status ?? null,
-        filter.before ?? null,
-        filter.limit,
-        filter.eventSubject ?? null,
-        filter.from ?? null,
-        filter.to ?? null,
-      ],
-    );
+    const deliveries: DeliveryView[] = await this.dataSource.query(LIST_DELIVERIES, listDeliveriesParams(filter));
     await this.attachAttempts(deliveries);
     return deliveries;
   }
