@@ -56,9 +56,23 @@ describe('the delivery log’s pages on a year of deliveries', () => {
     ['one event type, rare, a later page', { eventSubject: 'offers.completed', before: Math.round(DELIVERIES / 2) }],
     ['one event', { eventId: '00000000-0000-0000-0000-000000000000' }],
     ['since yesterday', { from: new Date(Date.now() - 86_400_000) }],
+    ['before a day last winter', { to: new Date(Date.now() - 200 * 86_400_000) }],
+    ['within a week last winter', { from: new Date(Date.now() - 207 * 86_400_000), to: new Date(Date.now() - 200 * 86_400_000) }],
   ])('%s reads its rows through an index', async (_name, filter) => {
     const read = await page({ organisationId: ORG, ...filter });
     expect(read.seqScans).toEqual([]);
     expect(read.pages).toBeLessThan(PAGE_BUDGET);
+  });
+
+  it('before a time: the page holds the newest deliveries recorded before it, as a scan of the whole log finds them', async () => {
+    const to = new Date(Date.now() - 200 * 86_400_000);
+    const listed = await queryDatabase<{ id: string }>(database.url, LIST_DELIVERIES, listDeliveriesParams({ organisationId: ORG, to, limit: 50 }));
+    const expected = await queryDatabase<{ id: string }>(
+      database.url,
+      'SELECT id FROM dispatcher.delivery WHERE organisation_id = $1 AND created_at < $2 ORDER BY id DESC LIMIT 50',
+      [ORG, to],
+    );
+    expect(listed.map((row) => row.id)).toEqual(expected.map((row) => row.id));
+    expect(listed).toHaveLength(50);
   });
 });
