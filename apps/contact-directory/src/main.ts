@@ -10,6 +10,7 @@ const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 export async function startContactDirectory(config: ContactDirectoryConfig) {
   assertKeys(config);
   const app = await createHttpService(ContactDirectoryModule.forRoot(config), config, {
+    service: 'contact-directory',
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Availability Platform — Contact Directory',

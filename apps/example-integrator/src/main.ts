@@ -7,6 +7,7 @@ const BODY_LIMIT_BYTES = 256 * 1024;
 
 export async function startExampleIntegrator(config: ExampleIntegratorConfig) {
   const app = await createHttpService(ExampleIntegratorModule.forRoot(config), config, {
+    service: 'example-integrator',
     rateLimit: false,
     bodyLimit: BODY_LIMIT_BYTES,
     // Signatures cover the raw bytes, never re-serialised JSON.

@@ -9,6 +9,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function startNotificationService(config: NotificationServiceConfig) {
   const app = await createHttpService(NotificationServiceModule.forRoot(config), config, {
+    service: 'notification-service',
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Availability Platform — Notification service',

@@ -6,6 +6,7 @@ import { OffersApiModule } from './offers-api.module.js';
 
 export async function startOffersApi(config: OffersApiConfig) {
   const app = await createHttpService(OffersApiModule.forRoot(config), config, {
+    service: 'offers-api',
     bodyLimit: OfferLimits.bodyBytes,
     openApi: {
       title: 'Availability Platform — Offers API',

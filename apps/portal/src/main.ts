@@ -13,6 +13,7 @@ const BODY_LIMIT_BYTES = 256 * 1024;
 
 export async function startPortal(config: PortalConfig) {
   const app = await createHttpService(PortalModule.forRoot(config), config, {
+    service: 'portal',
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Portal',

@@ -10,6 +10,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig) {
   const app = await createHttpService(WebhookDispatcherModule.forRoot(config), config, {
+    service: 'webhook-dispatcher',
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'Availability Platform — Webhook Dispatcher',

@@ -136,7 +136,7 @@ function refusal(start: (env: Record<string, string>) => unknown, env: Record<st
 export function readSharedSettings<T extends ServiceConfig>(config: T): T {
   databaseUrl(config);
   redisTarget(config);
-  rateLimitOptions(config);
+  rateLimitOptions(config, 'any-service');
   natsTls(config);
   eventStreamOptions(config);
   return config;

@@ -32,7 +32,7 @@ export class SignInService implements OnModuleDestroy {
     private readonly verifier: CredentialVerifier,
     private readonly relay: OutboxRelay,
   ) {
-    this.limits = new KeyedRateLimit(rateLimitOptions(config), 'sign-in-links');
+    this.limits = new KeyedRateLimit(rateLimitOptions(config, 'contact-directory'), 'sign-in-links');
   }
 
   onModuleDestroy(): void {

@@ -23,6 +23,8 @@ import { stopTracing } from '../tracing/tracing.js';
 import { BodyValidationPipe } from './validation.js';
 
 export interface HttpServiceOptions {
+  /** The service's name (`offers-api`): what its rate limits are counted under. */
+  service: string;
   /** Largest request body accepted, in bytes; larger ones get a 413 problem. */
   bodyLimit: number;
   openApi: { title: string; description: string; version: string };
@@ -106,7 +108,7 @@ export async function createHttpService(
   // The last thing the application closes: spans of its shutdown (the relay's last publishes) go too.
   fastify.addHook('onClose', () => stopTracing());
   installMetrics(fastify, { token: config.METRICS_TOKEN });
-  if (options.rateLimit !== false) await installRateLimit(fastify, { ...rateLimitOptions(config), principals: optionalProvider<RateLimitPrincipals>(app, RATE_LIMIT_PRINCIPALS) });
+  if (options.rateLimit !== false) await installRateLimit(fastify, { ...rateLimitOptions(config, options.service), principals: optionalProvider<RateLimitPrincipals>(app, RATE_LIMIT_PRINCIPALS) });
 
   setUpOpenApi(app, options);
   return app;

@@ -17,7 +17,7 @@ afterAll(async () => {
 
 describe('limits of a process that has just started', () => {
   it('count a keyed limit’s first requests, made while its Redis connection is still being opened', async () => {
-    const limit = new KeyedRateLimit({ redis: redisAt(REDIS_URL), keyPrefix }, 'fresh');
+    const limit = new KeyedRateLimit({ redis: redisAt(REDIS_URL), keyPrefix, service: 'contact-directory' }, 'fresh');
     try {
       await limit.take('client:203.0.113.1', 1, 60_000, 'Too many');
       await expect(limit.take('client:203.0.113.1', 1, 60_000, 'Too many')).rejects.toMatchObject({ problem: { status: 429 } });
@@ -28,7 +28,7 @@ describe('limits of a process that has just started', () => {
 
   it('count the per-credential limit’s first requests', async () => {
     const fastify = Fastify();
-    await installRateLimit(fastify, { redis: redisAt(REDIS_URL), keyPrefix, perMinute: 1 });
+    await installRateLimit(fastify, { redis: redisAt(REDIS_URL), keyPrefix, service: 'offers-api', perMinute: 1 });
     fastify.get('/offer', async () => 'ok');
     try {
       const statuses = [];
@@ -40,7 +40,7 @@ describe('limits of a process that has just started', () => {
   });
 
   it('still answer, uncounted, when Redis cannot be reached, after at most the connection timeout', async () => {
-    const limit = new KeyedRateLimit({ redis: redisAt('redis://127.0.0.1:1'), keyPrefix }, 'unreachable');
+    const limit = new KeyedRateLimit({ redis: redisAt('redis://127.0.0.1:1'), keyPrefix, service: 'contact-directory' }, 'unreachable');
     try {
       const started = Date.now();
       await limit.take('client:203.0.113.1', 1, 60_000, 'Too many');
@@ -48,6 +48,24 @@ describe('limits of a process that has just started', () => {
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       limit.close();
+    }
+  });
+});
+
+describe('limits of several services on one Redis', () => {
+  it('count a principal on each service apart: its budget spent on one is whole on another', async () => {
+    const offers = Fastify();
+    const directory = Fastify();
+    await installRateLimit(offers, { redis: redisAt(REDIS_URL), keyPrefix, service: 'service-a', perMinute: 2 });
+    await installRateLimit(directory, { redis: redisAt(REDIS_URL), keyPrefix, service: 'service-b', perMinute: 2 });
+    for (const service of [offers, directory]) service.get('/x', async () => 'ok');
+    const call = (service: typeof offers) => service.inject({ method: 'GET', url: '/x', headers: { authorization: 'Bearer shared-principal' } }).then((answer) => answer.statusCode);
+    try {
+      expect([await call(offers), await call(offers), await call(offers)]).toEqual([200, 200, 429]);
+      expect([await call(directory), await call(directory), await call(directory)]).toEqual([200, 200, 429]);
+    } finally {
+      await offers.close();
+      await directory.close();
     }
   });
 });

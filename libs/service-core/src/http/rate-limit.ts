@@ -12,6 +12,8 @@ export interface RateLimitOptions {
   redis: RedisTarget;
   /** Namespace of the counters in Redis (separates environments and test runs). */
   keyPrefix: string;
+  /** The service counting: each service counts its own requests, so each has the whole of its RATE_LIMIT_PER_MINUTE. */
+  service: string;
   /** Requests per principal per minute; 0 turns limits off. */
   perMinute: number;
   /** Whom a request's credential belongs to; without it every request is counted by client address. */
@@ -31,8 +33,8 @@ export interface RateLimitPrincipals {
 /** The Nest provider of a service's RateLimitPrincipals, when it has one (createHttpService looks it up). */
 export const RATE_LIMIT_PRINCIPALS = Symbol.for('availability.rate-limit-principals');
 
-export function rateLimitOptions(config: ServiceConfig): RateLimitOptions {
-  return { redis: redisTarget(config), keyPrefix: config.QUEUE_PREFIX, perMinute: config.RATE_LIMIT_PER_MINUTE };
+export function rateLimitOptions(config: ServiceConfig, service: string): RateLimitOptions {
+  return { redis: redisTarget(config), keyPrefix: config.QUEUE_PREFIX, service, perMinute: config.RATE_LIMIT_PER_MINUTE };
 }
 
 /** Probes, metrics and public documents are never limited: orchestrators and scrapers must always get through. */
@@ -53,7 +55,7 @@ export async function rateLimitKey(request: FastifyRequest, principals?: RateLim
 
 /**
  * Limits each principal to `perMinute` requests a minute on this service, counted in Redis so all
- * instances share one budget; each instance leases places in that budget a block at a time
+ * its instances share one budget (under `<keyPrefix>:rate-limit:<service>:`: each service its own); each instance leases places in that budget a block at a time
  * (LeasedCounter), so a busy principal costs a Redis call per 1 % of its budget, not per request.
  * Over it: 429 problem+json with Retry-After. If Redis cannot be reached requests are let through
  * (limits protect capacity; they must not take the API down with them).
@@ -69,7 +71,7 @@ export async function installRateLimit(fastify: FastifyInstance, options: RateLi
     global: true,
     max: options.perMinute,
     timeWindow: 60_000,
-    store: leasedStore(new LeasedCounter(redisLeases(redis, `${options.keyPrefix}:rate-limit:`))),
+    store: leasedStore(new LeasedCounter(redisLeases(redis, `${options.keyPrefix}:rate-limit:${options.service}:`))),
     skipOnError: true,
     keyGenerator: (request) => rateLimitKey(request, options.principals),
     allowList: (request) => RATE_LIMIT_EXEMPT_PATH.test(request.url),
@@ -86,7 +88,7 @@ export async function installRateLimit(fastify: FastifyInstance, options: RateLi
 
 /**
  * A budget of one route's own beside the per-credential limit, keyed by what the route names (an
- * e-mail address, a client address): counted the same way, in Redis under `<keyPrefix>:rate-limit:<name>:`
+ * e-mail address, a client address): counted the same way, in Redis under `<keyPrefix>:rate-limit:<service>:<name>:`
  * so all instances share it, keys stored only as a hash. If Redis cannot be reached the request is let
  * through, as with the per-credential limit.
  */
@@ -95,9 +97,9 @@ export class KeyedRateLimit {
   private readonly opened: Promise<void>;
   private readonly counter: LeasedCounter;
 
-  constructor(options: Pick<RateLimitOptions, 'redis' | 'keyPrefix'>, name: string) {
+  constructor(options: Pick<RateLimitOptions, 'redis' | 'keyPrefix' | 'service'>, name: string) {
     ({ redis: this.redis, opened: this.opened } = connectLimitRedis(options.redis));
-    this.counter = new LeasedCounter(redisLeases(this.redis, `${options.keyPrefix}:rate-limit:${name}:`));
+    this.counter = new LeasedCounter(redisLeases(this.redis, `${options.keyPrefix}:rate-limit:${options.service}:${name}:`));
   }
 
   /**
