@@ -164,6 +164,18 @@ describe('OutboxRelay', () => {
     expect(inStream.map((m) => m.publication)).toEqual([undefined, undefined, undefined]);
   });
 
+  it('drains a long backlog its writers left (the bus away for hours): every row once, in the order written', async () => {
+    const { commit, unpublished, sent } = await startRelay(1_000);
+    const messages = withdrawnEvents(10_000);
+    const ids = messages.map((m) => m.eventId);
+    // Committed and never published by their writers, as while the bus could not be reached.
+    for (let i = 0; i < messages.length; i += 1_000) await commit(messages.slice(i, i + 1_000));
+    await eventually(async () => (await unpublished(ids)) === 0, 120_000, 'the backlog published');
+    expect(sent).toEqual(ids);
+    const counts = await storedCounts();
+    expect(ids.filter((id) => counts.get(id) !== 1)).toEqual([]);
+  });
+
   it('has autovacuum clean its table after a fixed number of published rows, however large the table', async () => {
     const { schema } = await startRelay(1_000);
     const [{ reloptions }] = await queryDatabase<{ reloptions: string[] }>(database.url, `SELECT reloptions FROM pg_class WHERE oid = '${schema}.outbox'::regclass`);
