@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { freePort, startTestRedisServer, type TestRedisServer } from '@availability/testing';
-import { ConfigValidationError } from '../config/load-config.js';
-import { requireNoEviction } from './eviction-policy.js';
-import { redisAt } from './redis-connection.js';
+import { ConfigValidationError, redisAt, requireNoEviction } from '@availability/service-core';
 
-/** The start-up check of Redis's maxmemory-policy, against real redis-servers. */
+/**
+ * The start-up check of Redis's maxmemory-policy every service that uses Redis makes, against real
+ * redis-servers (a service refusing to start on one: apps/webhook-dispatcher/test/redis-policy.int.spec.ts).
+ */
 const servers: TestRedisServer[] = [];
 
 afterAll(async () => {
