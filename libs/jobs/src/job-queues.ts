@@ -13,7 +13,7 @@ import {
   connectRedis,
   currentTrace,
   redisTarget,
-  type ServiceConfig,
+  ServiceConfig,
   type HealthContributor,
   inSpan,
   observeGauge,
@@ -55,7 +55,8 @@ function boundedKeep(keep: boolean | number | KeepJobs | undefined, most: number
 }
 
 /** ServiceConfig's defaults of QUEUE_COMPLETED_JOBS_KEPT and QUEUE_FAILED_JOBS_KEPT. */
-const DEFAULT_KEPT = { completed: 20_000, failed: 20_000 };
+const CONFIG_DEFAULTS = new ServiceConfig();
+const DEFAULT_KEPT = { completed: CONFIG_DEFAULTS.QUEUE_COMPLETED_JOBS_KEPT, failed: CONFIG_DEFAULTS.QUEUE_FAILED_JOBS_KEPT };
 
 export const JOB_QUEUES_OPTIONS = Symbol('JOB_QUEUES_OPTIONS');
 

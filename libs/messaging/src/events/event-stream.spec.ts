@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
+import { DiscardPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createTestEventNamespace, type TestEventNamespace } from '@availability/testing';
 import { loadConfig, ServiceConfig } from '@availability/service-core';
 import { ensureEventStream, eventStreamConfig, eventStreamOptions } from './event-stream.js';
@@ -35,6 +35,25 @@ describe('ensureEventStream on the authorised bus', () => {
     await ensureEventStream(await jetstreamManager(directory), { ...options, maxBytes: 64 * 1024 ** 2 });
     expect((await observer.streams.info(namespace.stream)).config.max_bytes).toBe(64 * 1024 ** 2);
     await Promise.all([offersApi.close(), directory.close(), observerConnection.close()]);
+  });
+
+  it('never lowers the limit below what the stream holds: JetStream would drop the oldest events to fit', async () => {
+    const options = { name: namespace.stream, subjectPrefix: namespace.prefix };
+    const observerConnection = await namespace.connect();
+    const observer = await jetstreamManager(observerConnection);
+    const js = jetstream(observerConnection);
+    for (let n = 0; n < 8; n++) await js.publish(`${namespace.prefix}offers.filler`, 'x'.repeat(4096));
+    const before = await observer.streams.info(namespace.stream);
+    const directory = await namespace.connect('contact-directory');
+    await ensureEventStream(await jetstreamManager(directory), { ...options, maxBytes: 8192 });
+    const after = await observer.streams.info(namespace.stream);
+    expect(after.state.messages).toBe(before.state.messages);
+    expect(after.config.max_bytes).toBe(before.config.max_bytes);
+    // Once the stream is small enough (its old events aged out), the lower limit is applied.
+    await observer.streams.purge(namespace.stream);
+    await ensureEventStream(await jetstreamManager(directory), { ...options, maxBytes: 1024 ** 2 });
+    expect((await observer.streams.info(namespace.stream)).config.max_bytes).toBe(1024 ** 2);
+    await Promise.all([directory.close(), observerConnection.close()]);
   });
 
   it('holds at most EVENTS_STREAM_MAX_BYTES, 1 GiB unless configured, and refuses new events at the limit', () => {

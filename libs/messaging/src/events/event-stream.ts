@@ -1,8 +1,8 @@
-import { DiscardPolicy, type JetStreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { DiscardPolicy, type JetStreamManager, RetentionPolicy, StorageType, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 import { Logger } from '@nestjs/common';
 import { nanos, PermissionViolationError } from '@nats-io/transport-node';
 import { STREAM_SUBJECT_ROOTS } from '@availability/contracts';
-import type { ServiceConfig } from '@availability/service-core';
+import { ServiceConfig } from '@availability/service-core';
 
 export interface EventStreamOptions {
   name: string;
@@ -13,8 +13,8 @@ export interface EventStreamOptions {
   maxBytes?: number;
 }
 
-/** ServiceConfig's default of EVENTS_STREAM_MAX_BYTES: 1 GiB. */
-export const EVENTS_STREAM_DEFAULT_MAX_BYTES = 1024 ** 3;
+/** ServiceConfig's default of EVENTS_STREAM_MAX_BYTES (1 GiB). */
+export const EVENTS_STREAM_DEFAULT_MAX_BYTES = new ServiceConfig().EVENTS_STREAM_MAX_BYTES;
 
 /** The stream as every service names it from its configuration. */
 export function eventStreamOptions(config: ServiceConfig): EventStreamOptions {
@@ -55,9 +55,10 @@ export function eventStreamConfig(options: EventStreamOptions): Partial<StreamCo
 
 /** Creates the platform's event stream, or brings its subjects, replicas and limits up to date. Safe to call from every instance at every start. */
 export async function ensureEventStream(jsm: JetStreamManager, options: EventStreamOptions): Promise<void> {
-  const config = eventStreamConfig(options);
+  const wanted = eventStreamConfig(options);
   try {
-    const info = await jsm.streams.info(config.name);
+    const info = await jsm.streams.info(wanted.name);
+    const config = { ...wanted, max_bytes: safeMaxBytes(info, wanted.max_bytes) };
     const lacks = differences(info.config, config);
     if (lacks.length > 0) {
       const subjects = [...(info.config.subjects ?? []), ...config.subjects.filter((subject) => !info.config.subjects?.includes(subject))];
@@ -72,12 +73,25 @@ export async function ensureEventStream(jsm: JetStreamManager, options: EventStr
   } catch (error) {
     if (!isStreamNotFound(error)) throw error;
     try {
-      await jsm.streams.add(config);
+      await jsm.streams.add(wanted);
     } catch (addError) {
       // Another instance created it between our info and add.
       if (!/already in use/i.test((addError as Error).message)) throw addError;
     }
   }
+}
+
+/**
+ * The byte limit an existing stream may be given: never one below what it holds, which JetStream would
+ * meet by deleting its oldest events, read or not. The lower limit is applied at a later start, once
+ * older events have aged out.
+ */
+function safeMaxBytes(info: StreamInfo, maxBytes: number): number {
+  if (maxBytes >= info.state.bytes || maxBytes === info.config.max_bytes) return maxBytes;
+  new Logger('EventStream').warn(
+    `stream ${info.config.name} holds ${info.state.bytes} bytes, more than EVENTS_STREAM_MAX_BYTES ${maxBytes}: its limit stays ${info.config.max_bytes} (lowering it would delete events) until older events age out`,
+  );
+  return info.config.max_bytes;
 }
 
 /** What an existing stream lacks of the configuration: missing subjects, another replica count or other limits. */
