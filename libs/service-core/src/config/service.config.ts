@@ -122,7 +122,8 @@ export class ServiceConfig {
    * Bytes the event stream holds at most (each replica on its server's disk), besides its seven days.
    * At the limit JetStream refuses new events and the outboxes keep them until older events age out
    * or the limit is raised (docs/operator-guide.md "Bounds"). Below the NATS servers' JetStream
-   * storage; an existing stream is brought to it when contact-directory starts. Default 1 GiB.
+   * storage; an existing stream is brought to it when contact-directory starts (never below what it
+   * holds: JetStream would delete events to fit). Default 1 GiB.
    */
   @IsInt()
   @Min(1_048_576)
