@@ -1,9 +1,9 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown, type Provider, type Type } from '@nestjs/common';
 import { EventSubject } from '@availability/contracts';
 import { AuthModule } from '@availability/auth';
-import { JobsModule, RedisHealth } from '@availability/jobs';
+import { jobQueuesOptions, JobsModule, RedisHealth } from '@availability/jobs';
 import { BusHandlersModule, NatsHealth, NatsModule } from '@availability/messaging';
-import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget, RetentionModule, retentionOptions } from '@availability/service-core';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, RetentionModule, retentionOptions } from '@availability/service-core';
 import { NotificationServiceConfig } from './config/notification-service.config.js';
 import { DevPushController } from './dev/dev-push.controller.js';
 import { DevicesRepository, NOTIFICATIONS_SCHEMA } from './devices/devices.repository.js';
@@ -88,7 +88,7 @@ export class NotificationServiceModule {
           backoffMs: [500, 2_000, 5_000, 30_000, 120_000, 600_000],
           parkedEventsSchema: NOTIFICATIONS_SCHEMA,
         }),
-        JobsModule.forRoot(() => ({ redis: redisTarget(config), prefix: config.QUEUE_PREFIX })),
+        JobsModule.forRoot(() => jobQueuesOptions(config)),
         AuthModule.forRoot(() => ({ cacheTtlMs: config.CREDENTIAL_CACHE_TTL_MS, timeoutMs: config.DIRECTORY_TIMEOUT_MS })),
         RetentionModule.forRoot(() => retentionOptions(config, notificationRetention(config))),
         HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),

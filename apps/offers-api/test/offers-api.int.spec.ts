@@ -658,6 +658,9 @@ describe('service surface', () => {
     expect(metrics.text).toMatch(/^outbox_pending_events \d+$/m);
     expect(metrics.text).toMatch(/^outbox_oldest_pending_age_seconds [\d.e-]+$/m);
     expect(metrics.text).toMatch(/^outbox_published_events_total [1-9]\d*$/m);
+    // How full the event stream is, and its bound (EVENTS_STREAM_MAX_BYTES, 1 GiB by default).
+    expect(metrics.text).toMatch(/^jetstream_stream_bytes [1-9]\d*$/m);
+    expect(metrics.text).toMatch(/^jetstream_stream_max_bytes 1073741824$/m);
     expect(metrics.text).toMatch(/^process_cpu_seconds_total /m);
     // Sampled every 100 ms rather than prom-client's 10, and still served.
     expect(metrics.text).toMatch(/^nodejs_eventloop_lag_p99_seconds \d/m);

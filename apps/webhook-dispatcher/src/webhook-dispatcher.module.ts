@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@availability/auth';
-import { JobsModule, RedisHealth } from '@availability/jobs';
+import { jobQueuesOptions, JobsModule, RedisHealth } from '@availability/jobs';
 import { BusHandlersModule, EventStreamModule, NatsHealth, NatsModule, OutboxModule } from '@availability/messaging';
-import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, redisTarget, RetentionModule, retentionOptions } from '@availability/service-core';
+import { createLoggerModule, DatabaseHealth, DatabaseModule, HealthModule, RetentionModule, retentionOptions } from '@availability/service-core';
 import { AdminAuthGuard } from './admin/admin-auth.js';
 import { DeliveriesController } from './admin/deliveries.controller.js';
 import { SigningKeyRing } from '@availability/webhook-signing';
@@ -57,7 +57,7 @@ export class WebhookDispatcherModule {
           subjectPrefix: config.NATS_SUBJECT_PREFIX,
           enabled: config.OUTBOX_RELAY_ENABLED,
         })),
-        JobsModule.forRoot(() => ({ redis: redisTarget(config), prefix: config.QUEUE_PREFIX })),
+        JobsModule.forRoot(() => jobQueuesOptions(config)),
         RetentionModule.forRoot(() => retentionOptions(config, dispatcherRetention(config))),
         HealthModule.forRoot([DatabaseHealth, NatsHealth, RedisHealth]),
       ],

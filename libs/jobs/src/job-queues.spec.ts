@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
 import { currentRequestId, currentTraceId, currentTraceparent, metricsRegistry, redisAt, runInTrace } from '@availability/service-core';
 import { eventually, freePort, startTestRedisServer } from '@availability/testing';
 import { JobQueues, RedisHealth } from './job-queues.js';
@@ -57,6 +58,43 @@ describe('JobQueues (real Redis)', () => {
     // Tracing off: the job continues the carried trace with no span of its own.
     expect(seen).toEqual([{ traceId: '0af7651916cd43dd8448eb211c80319c', traceparent, requestId: 'request-from-caller' }]);
   });
+});
+
+describe('JobQueues keep a bounded number of finished jobs', () => {
+  it('hold at most the configured completed and failed jobs in Redis, whatever a job asks to keep', async () => {
+    const prefix = `test_${randomBytes(4).toString('hex')}`;
+    const bounded = new JobQueues({ redis: redisAt(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), prefix, kept: { completed: 5, failed: 3 } });
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    try {
+      const finished: string[] = [];
+      bounded.process<{ fail: boolean }>(
+        QueueName.Email,
+        async (job) => {
+          finished.push(job.id as string);
+          if (job.data.fail) throw new Error('refused');
+        },
+        { concurrency: 4 },
+      );
+      // Jobs that name no limit, an age only, or a count above the bound.
+      const keeps = [{}, { removeOnComplete: { age: 3600 }, removeOnFail: { age: 3600 } }, { removeOnComplete: 1_000, removeOnFail: { count: 1_000 } }];
+      for (let n = 0; n < 30; n++) {
+        await bounded.add(QueueName.Email, 'send', { fail: n % 3 === 0 }, { jobId: `bound-${n}`, ...keeps[n % keeps.length] });
+      }
+      await eventually(() => finished.length === 30, 20_000, 'every job to finish');
+      const queue = bounded.queue(QueueName.Email);
+      await eventually(async () => {
+        const counts = await queue.getJobCounts('completed', 'failed', 'waiting', 'active');
+        return counts.completed <= 5 && counts.failed <= 3 && counts.waiting + counts.active === 0;
+      }, 10_000, 'the finished jobs trimmed to the bound');
+      // Trimmed jobs leave Redis altogether, their data with them.
+      const jobKeys = (await redis.keys(`${prefix}:${QueueName.Email}:bound-*`)).filter((key) => /:bound-\d+$/.test(key));
+      expect(jobKeys.length).toBeLessThanOrEqual(5 + 3);
+    } finally {
+      await bounded.queue(QueueName.Email).obliterate({ force: true });
+      await redis.quit();
+      await bounded.onModuleDestroy();
+    }
+  }, 30_000);
 });
 
 describe('JobQueues when Redis cannot be reached', () => {

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { type Job, type JobsOptions, Queue, Worker, type WorkerOptions } from 'bullmq';
+import { type Job, type JobsOptions, type KeepJobs, Queue, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { SpanKind } from '@opentelemetry/api';
 import {
@@ -12,6 +12,8 @@ import {
   type CarriedTrace,
   connectRedis,
   currentTrace,
+  redisTarget,
+  ServiceConfig,
   type HealthContributor,
   inSpan,
   observeGauge,
@@ -24,7 +26,37 @@ export interface JobQueuesOptions {
   redis: RedisTarget;
   /** Key prefix in Redis, so environments and test runs sharing one Redis never see each other's jobs. */
   prefix: string;
+  /**
+   * Finished jobs each queue keeps in Redis at most, completed and failed (QUEUE_COMPLETED_JOBS_KEPT,
+   * QUEUE_FAILED_JOBS_KEPT); older ones are removed as new ones finish. Default: ServiceConfig's.
+   */
+  kept?: { completed: number; failed: number };
 }
+
+/** A service's job queues as its configuration names them. */
+export function jobQueuesOptions(config: ServiceConfig): JobQueuesOptions {
+  return { redis: redisTarget(config), prefix: config.QUEUE_PREFIX, kept: { completed: config.QUEUE_COMPLETED_JOBS_KEPT, failed: config.QUEUE_FAILED_JOBS_KEPT } };
+}
+
+/**
+ * A job's options with its finished copies bounded: a job that is removed once finished (`true`)
+ * stays so; any other keeps at most `kept` of its queue's completed or failed jobs, and its own age
+ * limit. Without it, Redis would hold every finished job for ever (BullMQ's default).
+ */
+export function boundedJobOptions<T extends JobsOptions>(options: T, kept: { completed: number; failed: number }): T {
+  return { ...options, removeOnComplete: boundedKeep(options.removeOnComplete, kept.completed), removeOnFail: boundedKeep(options.removeOnFail, kept.failed) };
+}
+
+function boundedKeep(keep: boolean | number | KeepJobs | undefined, most: number): true | KeepJobs {
+  if (keep === true) return true;
+  if (typeof keep === 'number') return { count: Math.min(keep, most) };
+  if (typeof keep === 'object') return { ...keep, count: Math.min(keep.count ?? most, most) };
+  return { count: most };
+}
+
+/** ServiceConfig's defaults of QUEUE_COMPLETED_JOBS_KEPT and QUEUE_FAILED_JOBS_KEPT. */
+const CONFIG_DEFAULTS = new ServiceConfig();
+const DEFAULT_KEPT = { completed: CONFIG_DEFAULTS.QUEUE_COMPLETED_JOBS_KEPT, failed: CONFIG_DEFAULTS.QUEUE_FAILED_JOBS_KEPT };
 
 export const JOB_QUEUES_OPTIONS = Symbol('JOB_QUEUES_OPTIONS');
 
@@ -59,8 +91,10 @@ export class JobQueues implements OnModuleDestroy {
   private readonly queues = new Map<QueueName, Queue>();
   private readonly workers: Array<{ worker: Worker; connection: Redis }> = [];
   private readonly stopObserving: () => void;
+  private readonly kept: { completed: number; failed: number };
 
   constructor(@Inject(JOB_QUEUES_OPTIONS) private readonly options: JobQueuesOptions) {
+    this.kept = options.kept ?? DEFAULT_KEPT;
     // BullMQ needs maxRetriesPerRequest null: a worker's blocking commands must wait out a Redis restart, not fail.
     this.connection = connectRedis(options.redis, { maxRetriesPerRequest: null, lazyConnect: false });
     this.connection.on('error', (error) => this.logger.warn(`redis: ${error.message}`));
@@ -84,13 +118,16 @@ export class JobQueues implements OnModuleDestroy {
     return queue;
   }
 
-  /** Adds a job; a job with the same `jobId` that still exists is left as it is (de-duplication). */
+  /**
+   * Adds a job; a job with the same `jobId` that still exists is left as it is (de-duplication). Its
+   * finished copy is kept within the queues' bound (boundedJobOptions).
+   */
   async add<T>(name: QueueName, jobName: string, data: T, options: JobsOptions & { jobId: string }): Promise<void> {
-    await this.queue(name).add(jobName, withTrace(data), options);
+    await this.queue(name).add(jobName, withTrace(data), boundedJobOptions(options, this.kept));
   }
 
   async addBulk<T>(name: QueueName, jobs: Array<{ name: string; data: T; opts: JobsOptions & { jobId: string } }>): Promise<void> {
-    if (jobs.length > 0) await this.queue(name).addBulk(jobs.map((job) => ({ ...job, data: withTrace(job.data) })));
+    if (jobs.length > 0) await this.queue(name).addBulk(jobs.map((job) => ({ ...job, data: withTrace(job.data), opts: boundedJobOptions(job.opts, this.kept) })));
   }
 
   /**
@@ -105,6 +142,12 @@ export class JobQueues implements OnModuleDestroy {
       inSpan(`process ${name}`, { kind: SpanKind.CONSUMER, from: job.data as CarriedTrace, attributes: tracingOn() ? jobAttributes(name, job) : undefined }, () => processor(job, token));
     const worker = new Worker<T>(name, traced, { ...options, connection, prefix: this.options.prefix });
     worker.on('error', (error) => this.logger.warn(`${name} worker: ${error.message}`));
+    // The log keeps what a failed job was after Redis has let it go (QUEUE_FAILED_JOBS_KEPT).
+    worker.on('failed', (job, error) => {
+      if (job && (error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1))) {
+        this.logger.warn(`${name} job ${job.id} failed for good after ${job.attemptsMade} attempt(s): ${error.message}`);
+      }
+    });
     this.workers.push({ worker: worker as Worker, connection });
   }
 

@@ -29,6 +29,7 @@ export * from './http/validation.js';
 export * from './logging/logging.js';
 export * from './metrics/metrics.js';
 export * from './redis/redis-connection.js';
+export * from './redis/eviction-policy.js';
 export * from './tracing/trace-context.js';
 export * from './tracing/tracing.js';
 export * from './tracing/semconv.js';

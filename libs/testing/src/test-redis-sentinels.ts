@@ -100,7 +100,8 @@ export async function startTestRedisSentinels(options: TestRedisSentinelsOptions
     }
     const startDataServer = async (port: number, replicaOf?: number) =>
       RedisServerProcess.start([
-        ...['--dir', await directory(), '--save', '', '--appendonly', 'no'],
+        // noeviction, as the services require of their Redis (they refuse any other policy at the start).
+        ...['--dir', await directory(), '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
         // The replica's first sync starts at once instead of waiting 5 s for other replicas to join it.
         ...['--repl-diskless-sync-delay', '0'],
         ...(files

@@ -20,11 +20,20 @@ export interface TestRedisServer {
   stop(): Promise<void>;
 }
 
-/** `tls`: clients must connect over TLS (the certificates' `localhost` one), at `rediss://localhost:<port>`. */
-export async function startTestRedisServer({ tls }: { tls?: TestCertificates } = {}): Promise<TestRedisServer> {
+export interface TestRedisServerOptions {
+  /** Clients must connect over TLS (the certificates' `localhost` one), at `rediss://localhost:<port>`. */
+  tls?: TestCertificates;
+  /** What it does at `maxmemory`: `noeviction` (the default), as the platform requires; another one to see it refused. */
+  maxmemoryPolicy?: string;
+  /** False: CONFIG is disabled (renamed away), as managed Redis services do. */
+  configCommand?: boolean;
+}
+
+export async function startTestRedisServer({ tls, maxmemoryPolicy = 'noeviction', configCommand = true }: TestRedisServerOptions = {}): Promise<TestRedisServer> {
   const dir = await mkdtemp(join(tmpdir(), 'ap-redis-'));
   const port = await freePort();
-  const args = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+  const args = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', maxmemoryPolicy];
+  if (!configCommand) args.push('--rename-command', 'CONFIG', '');
   if (tls) {
     const { certFile, keyFile } = await writeCertificateFiles(dir, 'server', tls.localhost);
     // No plain port at all; clients are not asked for certificates of their own.

@@ -275,6 +275,10 @@ describe.each(environments)('Kubernetes manifests: $name overlay', (environment)
     expect(Number(config.EVENTS_STREAM_REPLICAS)).toBe(environment.name === 'production' ? 3 : 1);
     expect(Number(config.EVENTS_STREAM_REPLICAS)).toBeLessThanOrEqual(servers.length);
     expect(environment.nats.config.jetstream).toMatchObject({ enabled: true, fileStore: { enabled: true, pvc: { enabled: true } } });
+    // The stream's bound fits each server's volume, with room for JetStream's own files.
+    const volume = environment.nats.config.jetstream.fileStore.pvc.size as string;
+    expect(volume).toMatch(/^\d+Gi$/);
+    expect(Number(config.EVENTS_STREAM_MAX_BYTES)).toBeLessThanOrEqual(0.85 * parseInt(volume, 10) * 1024 ** 3);
 
     const redis = environment.redis;
     expect(redis.commonConfiguration).toMatch(/^appendonly yes$/m);

@@ -16,6 +16,7 @@ import { SignInCodes1764900000000 } from './1764900000000-sign-in-codes.js';
 import { InvitationsSent1765100000000 } from './1765100000000-invitations-sent.js';
 import { SignInMailPace1766300000000 } from './1766300000000-sign-in-mail-pace.js';
 import { DirectoryRetention1767000000000 } from './1767000000000-directory-retention.js';
+import { InvitationsSentDay1767300000000 } from './1767300000000-invitations-sent-day.js';
 
 /** contact-directory's migrations, in order: applied at start-up and by `migrate.js`. */
 export const DIRECTORY_MIGRATIONS = [
@@ -35,4 +36,5 @@ export const DIRECTORY_MIGRATIONS = [
   DirectoryRetention1767000000000,
   outboxPublishedIndexMigration(DIRECTORY_SCHEMA, 1767100000000),
   parkedEventsHandledMigration(DIRECTORY_SCHEMA, 1767200000000),
+  InvitationsSentDay1767300000000,
 ];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { DiscardPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createTestEventNamespace, type TestEventNamespace } from '@availability/testing';
 import { loadConfig, ServiceConfig } from '@availability/service-core';
 import { ensureEventStream, eventStreamConfig, eventStreamOptions } from './event-stream.js';
@@ -15,22 +15,51 @@ afterAll(async () => {
 });
 
 describe('ensureEventStream on the authorised bus', () => {
-  it('any service creates the stream; only contact-directory adds missing subjects, the others carry on', async () => {
+  it('any service creates the stream; only contact-directory adds missing subjects and sets its limits, the others carry on', async () => {
     const options = { name: namespace.stream, subjectPrefix: namespace.prefix };
     const observerConnection = await namespace.connect();
     const observer = await jetstreamManager(observerConnection);
     const full = eventStreamConfig(options);
-    // An older stream: it lacks the last subject family.
-    await observer.streams.add({ ...full, subjects: full.subjects.slice(0, -1) });
+    // An older stream: it lacks the last subject family, and has no byte limit, dropping its oldest events at one.
+    await observer.streams.add({ ...full, subjects: full.subjects.slice(0, -1), max_bytes: -1, discard: DiscardPolicy.Old });
 
     const offersApi = await namespace.connect('offers-api');
     await expect(ensureEventStream(await jetstreamManager(offersApi), options)).resolves.toBeUndefined();
-    expect((await observer.streams.info(namespace.stream)).config.subjects).toEqual(full.subjects.slice(0, -1));
+    expect((await observer.streams.info(namespace.stream)).config).toMatchObject({ subjects: full.subjects.slice(0, -1), max_bytes: -1, discard: DiscardPolicy.Old });
 
     const directory = await namespace.connect('contact-directory');
     await ensureEventStream(await jetstreamManager(directory), options);
-    expect((await observer.streams.info(namespace.stream)).config.subjects).toEqual(full.subjects);
+    expect((await observer.streams.info(namespace.stream)).config).toMatchObject({ subjects: full.subjects, max_bytes: full.max_bytes, discard: DiscardPolicy.New });
+
+    // A limit changed in the configuration is the stream's at contact-directory's next start.
+    await ensureEventStream(await jetstreamManager(directory), { ...options, maxBytes: 64 * 1024 ** 2 });
+    expect((await observer.streams.info(namespace.stream)).config.max_bytes).toBe(64 * 1024 ** 2);
     await Promise.all([offersApi.close(), directory.close(), observerConnection.close()]);
+  });
+
+  it('never lowers the limit below what the stream holds: JetStream would drop the oldest events to fit', async () => {
+    const options = { name: namespace.stream, subjectPrefix: namespace.prefix };
+    const observerConnection = await namespace.connect();
+    const observer = await jetstreamManager(observerConnection);
+    const js = jetstream(observerConnection);
+    for (let n = 0; n < 8; n++) await js.publish(`${namespace.prefix}offers.filler`, 'x'.repeat(4096));
+    const before = await observer.streams.info(namespace.stream);
+    const directory = await namespace.connect('contact-directory');
+    await ensureEventStream(await jetstreamManager(directory), { ...options, maxBytes: 8192 });
+    const after = await observer.streams.info(namespace.stream);
+    expect(after.state.messages).toBe(before.state.messages);
+    expect(after.config.max_bytes).toBe(before.config.max_bytes);
+    // Once the stream is small enough (its old events aged out), the lower limit is applied.
+    await observer.streams.purge(namespace.stream);
+    await ensureEventStream(await jetstreamManager(directory), { ...options, maxBytes: 1024 ** 2 });
+    expect((await observer.streams.info(namespace.stream)).config.max_bytes).toBe(1024 ** 2);
+    await Promise.all([directory.close(), observerConnection.close()]);
+  });
+
+  it('holds at most EVENTS_STREAM_MAX_BYTES, 1 GiB unless configured, and refuses new events at the limit', () => {
+    expect(eventStreamConfig(eventStreamOptions(loadConfig(ServiceConfig, {})))).toMatchObject({ max_bytes: 1024 ** 3, discard: DiscardPolicy.New });
+    expect(eventStreamConfig(eventStreamOptions(loadConfig(ServiceConfig, { EVENTS_STREAM_MAX_BYTES: '8589934592' }))).max_bytes).toBe(8 * 1024 ** 3);
+    expect(() => loadConfig(ServiceConfig, { EVENTS_STREAM_MAX_BYTES: '1000' })).toThrow(/EVENTS_STREAM_MAX_BYTES/);
   });
 
   it('keeps one copy unless the configuration asks a cluster for more', () => {

@@ -1,19 +1,24 @@
-import { type JetStreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { DiscardPolicy, type JetStreamManager, RetentionPolicy, StorageType, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 import { Logger } from '@nestjs/common';
 import { nanos, PermissionViolationError } from '@nats-io/transport-node';
 import { STREAM_SUBJECT_ROOTS } from '@availability/contracts';
-import type { ServiceConfig } from '@availability/service-core';
+import { ServiceConfig } from '@availability/service-core';
 
 export interface EventStreamOptions {
   name: string;
   subjectPrefix: string;
   /** Copies kept by a NATS cluster (EVENTS_STREAM_REPLICAS); the consumers inherit it. 1 when not given. */
   replicas?: number;
+  /** Bytes the stream holds at most (EVENTS_STREAM_MAX_BYTES); EVENTS_STREAM_DEFAULT_MAX_BYTES when not given. */
+  maxBytes?: number;
 }
+
+/** ServiceConfig's default of EVENTS_STREAM_MAX_BYTES (1 GiB). */
+export const EVENTS_STREAM_DEFAULT_MAX_BYTES = new ServiceConfig().EVENTS_STREAM_MAX_BYTES;
 
 /** The stream as every service names it from its configuration. */
 export function eventStreamOptions(config: ServiceConfig): EventStreamOptions {
-  return { name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX, replicas: config.EVENTS_STREAM_REPLICAS };
+  return { name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX, replicas: config.EVENTS_STREAM_REPLICAS, maxBytes: config.EVENTS_STREAM_MAX_BYTES };
 }
 
 /** How long JetStream remembers a Nats-Msg-Id: a relay that crashes after publishing and restarts within it publishes no duplicate. */
@@ -28,7 +33,13 @@ const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
  */
 export const EVENT_RECORD_MIN_RETENTION_DAYS = MAX_AGE_MS / 86_400_000 + 1;
 
-export function eventStreamConfig(options: EventStreamOptions): Partial<StreamConfig> & { name: string; subjects: string[] } {
+/**
+ * The stream keeps events `max_age` and at most `max_bytes`. At the byte limit it refuses new events
+ * (`discard: new`) rather than dropping the oldest, which a consumer may not have read yet: the outbox
+ * relay keeps a refused event in its outbox and tries again until events age out or the limit is
+ * raised (docs/operator-guide.md "Bounds").
+ */
+export function eventStreamConfig(options: EventStreamOptions): Partial<StreamConfig> & { name: string; subjects: string[]; max_bytes: number; discard: DiscardPolicy } {
   return {
     name: options.name,
     subjects: STREAM_SUBJECT_ROOTS.map((root) => `${options.subjectPrefix}${root}.>`),
@@ -36,36 +47,61 @@ export function eventStreamConfig(options: EventStreamOptions): Partial<StreamCo
     retention: RetentionPolicy.Limits,
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     max_age: nanos(MAX_AGE_MS),
+    max_bytes: options.maxBytes ?? EVENTS_STREAM_DEFAULT_MAX_BYTES,
+    discard: DiscardPolicy.New,
     num_replicas: options.replicas ?? 1,
   };
 }
 
-/** Creates the platform's event stream, or brings its subjects and replicas up to date. Safe to call from every instance at every start. */
+/** Creates the platform's event stream, or brings its subjects, replicas and limits up to date. Safe to call from every instance at every start. */
 export async function ensureEventStream(jsm: JetStreamManager, options: EventStreamOptions): Promise<void> {
-  const config = eventStreamConfig(options);
+  const wanted = eventStreamConfig(options);
   try {
-    const info = await jsm.streams.info(config.name);
-    const missing = config.subjects.filter((subject) => !info.config.subjects?.includes(subject));
-    const rescale = info.config.num_replicas !== config.num_replicas;
-    if (missing.length > 0 || rescale) {
+    const info = await jsm.streams.info(wanted.name);
+    const config = { ...wanted, max_bytes: safeMaxBytes(info, wanted.max_bytes) };
+    const lacks = differences(info.config, config);
+    if (lacks.length > 0) {
+      const subjects = [...(info.config.subjects ?? []), ...config.subjects.filter((subject) => !info.config.subjects?.includes(subject))];
       try {
-        await jsm.streams.update(config.name, { ...info.config, subjects: [...(info.config.subjects ?? []), ...missing], num_replicas: config.num_replicas });
+        await jsm.streams.update(config.name, { ...info.config, subjects, num_replicas: config.num_replicas, max_bytes: config.max_bytes, discard: config.discard });
       } catch (error) {
         // Only contact-directory may change the stream (bus-permissions.ts); it updates it when it starts.
         if (!isPermissionViolation(error)) throw error;
-        const lacks = [...missing, ...(rescale ? [`${config.num_replicas} replicas (has ${info.config.num_replicas})`] : [])];
         new Logger('EventStream').warn(`stream ${config.name} lacks ${lacks.join(', ')}; contact-directory updates it when it starts`);
       }
     }
   } catch (error) {
     if (!isStreamNotFound(error)) throw error;
     try {
-      await jsm.streams.add(config);
+      await jsm.streams.add(wanted);
     } catch (addError) {
       // Another instance created it between our info and add.
       if (!/already in use/i.test((addError as Error).message)) throw addError;
     }
   }
+}
+
+/**
+ * The byte limit an existing stream may be given: never one below what it holds, which JetStream would
+ * meet by deleting its oldest events, read or not. The lower limit is applied at a later start, once
+ * older events have aged out.
+ */
+function safeMaxBytes(info: StreamInfo, maxBytes: number): number {
+  if (maxBytes >= info.state.bytes || maxBytes === info.config.max_bytes) return maxBytes;
+  new Logger('EventStream').warn(
+    `stream ${info.config.name} holds ${info.state.bytes} bytes, more than EVENTS_STREAM_MAX_BYTES ${maxBytes}: its limit stays ${info.config.max_bytes} (lowering it would delete events) until older events age out`,
+  );
+  return info.config.max_bytes;
+}
+
+/** What an existing stream lacks of the configuration: missing subjects, another replica count or other limits. */
+function differences(actual: StreamConfig, wanted: ReturnType<typeof eventStreamConfig>): string[] {
+  return [
+    ...wanted.subjects.filter((subject) => !actual.subjects?.includes(subject)),
+    ...(actual.num_replicas !== wanted.num_replicas ? [`${wanted.num_replicas} replicas (has ${actual.num_replicas})`] : []),
+    ...(actual.max_bytes !== wanted.max_bytes ? [`max_bytes ${wanted.max_bytes} (has ${actual.max_bytes})`] : []),
+    ...(actual.discard !== wanted.discard ? [`discard ${wanted.discard} (has ${actual.discard})`] : []),
+  ];
 }
 
 function isPermissionViolation(error: unknown): boolean {

@@ -26,6 +26,8 @@ import {
  * Each case has its own outbox table and relay.
  */
 let namespace: TestEventNamespace;
+/** Small, so that a case can fill the stream; larger than the backlog case publishes. */
+const STREAM_MAX_BYTES = 8 * 1024 * 1024;
 let database: TestDatabase;
 let dataSource: DataSource;
 let nc: NatsConnection;
@@ -33,7 +35,7 @@ const relays: OutboxRelay[] = [];
 
 beforeAll(async () => {
   namespace = await createTestEventNamespace();
-  await ensureEventStream(await jetstreamManager(await namespace.connect()), { name: namespace.stream, subjectPrefix: namespace.prefix });
+  await ensureEventStream(await jetstreamManager(await namespace.connect()), { name: namespace.stream, subjectPrefix: namespace.prefix, maxBytes: STREAM_MAX_BYTES });
   database = await createTestDatabase();
   dataSource = await new DataSource({ type: 'postgres', url: database.url }).initialize();
   nc = await namespace.connect('offers-api');
@@ -174,6 +176,39 @@ describe('OutboxRelay', () => {
     expect(sent).toEqual(ids);
     const counts = await storedCounts();
     expect(ids.filter((id) => counts.get(id) !== 1)).toEqual([]);
+  });
+
+  it('keeps an event the full stream refuses in the outbox, and publishes it once the stream has room', async () => {
+    const { relay, commit, unpublished, sent } = await startRelay(1_000);
+    // Fills the stream up to its limit with events of another publisher.
+    const observer = await namespace.connect();
+    const js = jetstream(observer);
+    const fillers: number[] = [];
+    // Large fillers, then smaller ones, until not even the smallest fits.
+    for (const size of [16 * 1024, 256, 1]) {
+      for (;;) {
+        const refused = await js.publish(`${namespace.prefix}offers.filler`, 'x'.repeat(size)).then(
+          (ack) => void fillers.push(ack.seq),
+          (error: Error) => error,
+        );
+        if (refused) break;
+      }
+    }
+    const messages = withdrawnEvents(1);
+    const [id] = messages.map((m) => m.eventId);
+    await commit(messages);
+    relay.publishCommitted(messages);
+    // Refused as it committed, and by the poll after: the row waits, the stream lacks it.
+    await eventually(() => sent.filter((sentId) => sentId === id).length >= 2, 10_000, 'the relay to try twice');
+    expect(await unpublished([id])).toBe(1);
+    expect((await storedCounts()).has(id)).toBe(false);
+
+    // Room again (as when older events reach their age): the relay's next try publishes it, once.
+    const jsm = await jetstreamManager(observer);
+    for (const seq of fillers) await jsm.streams.deleteMessage(namespace.stream, seq, false);
+    await eventually(async () => (await unpublished([id])) === 0, 15_000, 'the row published');
+    expect((await storedCounts()).get(id)).toBe(1);
+    await observer.close();
   });
 
   it('has autovacuum clean its table after a fixed number of published rows, however large the table', async () => {

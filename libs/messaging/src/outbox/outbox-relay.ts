@@ -229,7 +229,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   private publishFailed(error: Error): void {
     this.failures += 1;
-    if (this.failures === 1 || this.failures % 20 === 0) this.logger.warn(`publishing failed (${this.failures}x): ${error.message}`);
+    if (this.failures !== 1 && this.failures % 20 !== 0) return;
+    // The stream refuses new events at its byte limit (discard: new); they wait here meanwhile.
+    const full = /maximum bytes exceeded/i.test(error.message) ? ' (the event stream is at EVENTS_STREAM_MAX_BYTES: events wait in the outbox)' : '';
+    this.logger.warn(`publishing failed (${this.failures}x): ${error.message}${full}`);
   }
 
   private markSoon(eventId: string): void {

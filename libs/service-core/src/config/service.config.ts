@@ -119,6 +119,17 @@ export class ServiceConfig {
   EVENTS_STREAM_REPLICAS = 1;
 
   /**
+   * Bytes the event stream holds at most (each replica on its server's disk), besides its seven days.
+   * At the limit JetStream refuses new events and the outboxes keep them until older events age out
+   * or the limit is raised (docs/operator-guide.md "Bounds"). Below the NATS servers' JetStream
+   * storage; an existing stream is brought to it when contact-directory starts (never below what it
+   * holds: JetStream would delete events to fit). Default 1 GiB.
+   */
+  @IsInt()
+  @Min(1_048_576)
+  EVENTS_STREAM_MAX_BYTES = 1_073_741_824;
+
+  /**
    * Prefix of every NATS subject the platform uses, events and requests alike (e.g. `staging.`), so
    * several environments or test runs can share one NATS cluster without seeing each other.
    * Empty in a normal deployment.
@@ -158,6 +169,21 @@ export class ServiceConfig {
   @IsString()
   @Matches(/^[A-Za-z0-9_-]+$/)
   QUEUE_PREFIX = 'ap';
+
+  /**
+   * Completed jobs each queue keeps in Redis at most (for de-duplication by job id and the queue
+   * dashboard); older ones are removed as new ones complete. A job may ask to keep fewer, or for less time.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  QUEUE_COMPLETED_JOBS_KEPT = 20_000;
+
+  /** Failed jobs each queue keeps in Redis at most; the records that matter are in PostgreSQL (docs/operator-guide.md "Bounds"). */
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  QUEUE_FAILED_JOBS_KEPT = 20_000;
 
   /** How long a verified credential (API key, worker token) is trusted before the directory is asked again. */
   @IsInt()

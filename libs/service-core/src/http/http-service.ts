@@ -8,6 +8,8 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import { logRequests, requestIdFor } from '../logging/logging.js';
 import { installMetrics } from '../metrics/http-metrics.js';
 import { isServiceWorker } from '../process/service-processes.js';
+import { requireNoEviction } from '../redis/eviction-policy.js';
+import { redisTarget } from '../redis/redis-connection.js';
 import { ApiVersionGuard } from './api-version.guard.js';
 import { answerClientError, drainUnreadUpload } from './connection.js';
 import { parameterProblems, parseJsonBody } from './json-input.js';
@@ -54,6 +56,9 @@ export async function createHttpService(
   config: ServiceConfig,
   options: HttpServiceOptions,
 ): Promise<NestFastifyApplication> {
+  // Every service that limits rates keeps them in Redis (some keep queues and sessions there too):
+  // one that may evict is refused before anything is built on it.
+  if (options.rateLimit !== false) await requireNoEviction(redisTarget(config));
   const logger = new NestLogger('HttpService');
   const trustProxy = trustedProxies(config.TRUST_PROXY);
   const adapter = new FastifyAdapter({
