@@ -55,6 +55,10 @@ describe('the delivery log’s pages on a year of deliveries', () => {
     ['one event type, rare', { eventSubject: 'offers.completed' }],
     ['one event type, rare, a later page', { eventSubject: 'offers.completed', before: Math.round(DELIVERIES / 2) }],
     ['one event', { eventId: '00000000-0000-0000-0000-000000000000' }],
+    ['one webhook id', { eventId: '00000000-0000-0000-0000-000000000000', webhookId: `00000000-0000-0000-0000-000000000000:${ORG}` }],
+    ['one offer, none of the year’s', { offerId: '00000000-0000-0000-0000-000000000000' }],
+    ['one worker, none of the year’s', { workerId: '00000000-0000-0000-0000-000000000000' }],
+    ['one worker, a later page', { workerId: '00000000-0000-0000-0000-000000000000', before: Math.round(DELIVERIES / 2) }],
     ['since yesterday', { from: new Date(Date.now() - 86_400_000) }],
   ])('%s reads its rows through an index', async (_name, filter) => {
     const read = await page({ organisationId: ORG, ...filter });
