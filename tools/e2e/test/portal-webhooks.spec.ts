@@ -271,6 +271,19 @@ describe('tenant isolation and authentication', () => {
   });
 });
 
+describe('signing keys', () => {
+  it('names the key set’s address as integrators reach it, and each published key with its validity', async () => {
+    const shown = expectStatus(await portal<{ keySetUrl: string; keys: Array<{ kid: string; x: string; signs: boolean; notAfter: string | null }> }>(tokens.aMember, 'GET', '/signing-keys'), 200).json;
+    // The address shown answers with the key set.
+    const address = new URL(shown.keySetUrl);
+    expect(address.pathname).toBe('/.well-known/webhook-keys.json');
+    const published = expectStatus(await request<JsonWebKeySet>(address.origin, 'GET', address.pathname), 200).json;
+    expect(shown.keys.map(({ kid, x }) => ({ kid, x }))).toEqual(published.keys.map(({ kid, x }) => ({ kid, x })));
+    expect(shown.keys[0]).toMatchObject({ signs: true, notAfter: null });
+    expect((await portal(null, 'GET', '/signing-keys')).status).toBe(401);
+  });
+});
+
 describe('test events', () => {
   let keySet: JsonWebKeySet;
 

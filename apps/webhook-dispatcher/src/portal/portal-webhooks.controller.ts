@@ -5,6 +5,7 @@ import { DELIVERY_STATUSES } from '../delivery/deliveries.repository.js';
 import { WEBHOOK_TYPE_NAMES } from '../domain/webhook-call.js';
 import { DeliveriesPage, DeliveryLogView, EndpointStateView, RedeliveredView } from '../delivery-log/delivery-log.view.js';
 import { REDELIVER_SINCE_BODY_SCHEMA } from '../delivery-log/redeliver.dto.js';
+import { SigningKeysView } from '../keys/key-set.view.js';
 import { PortalWebhooksGuard } from './portal-auth.js';
 import { PORTAL_MAX_PAGE, PortalWebhooks } from './portal-webhooks.js';
 import { REDELIVERY_WINDOW_DAYS } from './portal-webhooks.policy.js';
@@ -70,6 +71,13 @@ export class PortalWebhooksController {
   @ApiResponse({ status: 409, description: DISABLED })
   async redeliverSince(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<RedeliveredView> {
     return { redelivered: await this.webhooks.redeliverSince(user, body) };
+  }
+
+  @Get('signing-keys')
+  @ApiOperation({ summary: 'The platform’s v1a signing keys: the key set’s address as integrators reach it, each key with whether it signs and until when it is published' })
+  @ApiOkResponse({ description: 'The keys', type: SigningKeysView })
+  signingKeys(): SigningKeysView {
+    return this.webhooks.signingKeys();
   }
 
   @Get('endpoint')
