@@ -150,7 +150,7 @@ export interface RequestAsSent {
   body: string;
 }
 
-export function requestAsSent(call: Pick<WebhookCall, 'method' | 'body' | 'test'> & { webhookId: string; url: string | null }): RequestAsSent {
+export function requestAsSent(call: Pick<WebhookCall, 'body' | 'test'> & { method: string; webhookId: string; url: string | null }): RequestAsSent {
   return {
     method: call.method,
     url: call.url,
