@@ -184,7 +184,7 @@ const ANSWER: PreparedStatement = {
                 -- The offer as the worker now sees it (the statement's snapshot predates its own update);
                 -- json, not jsonb, keeps the keys in the order of the other worker routes.
                 json_build_object(
-                  'id', t.id, 'title', t.title, 'details', t.details, 'locationPlaceId', t.location_place_id,
+                  'id', t.id, 'organisationId', t.organisation_id, 'title', t.title, 'details', t.details, 'locationPlaceId', t.location_place_id,
                   'isHistoric', t.is_historic OR t.ended, 'widthdrawn', t.widthdrawn, 'complete', t.complete,
                   'createdAt', to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'events', t.events,
                   'response', CASE WHEN EXISTS (SELECT FROM answered) THEN $3::text ELSE t.response END, 'confirmation', t.confirmation
