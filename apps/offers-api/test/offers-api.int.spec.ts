@@ -455,13 +455,14 @@ describe('GET /worker/offers/{id}', () => {
     expect(result.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   };
 
-  it('shows a worker an offer sent to them, with their own answer and nothing about the other recipients', async () => {
+  it('shows a worker an offer sent to them, with their own answer, its sender, and nothing about the other recipients', async () => {
     const body = offerBody(acme.user.id, ids(acme, 2, 7));
     const id = (await sender.createOffer(body)).text;
     const result = await worker(acme, 7).myOffer(id);
     expect(result.status).toBe(200);
     expect(result.json).toEqual({
       id,
+      organisationId: acme.organisation.id,
       title: body.title,
       details: body.details,
       locationPlaceId: body.locationPlaceId,

@@ -56,5 +56,5 @@ export {
   SIGNATURE_SCHEMES,
   type SignatureScheme,
 } from './schemes.js';
-export { generateSigningKeyEntry, generateSigningKeysJson, SigningKeyRing, type SigningKeyEntry } from './signing-keys.js';
+export { generateSigningKeyEntry, generateSigningKeysJson, type PublishedKeyValidity, SigningKeyRing, type SigningKeyEntry } from './signing-keys.js';
 export { verifyWithKeySet, type VerifyWithKeySetOptions } from './verify.js';

@@ -31,6 +31,13 @@ describe('SigningKeyRing (WEBHOOK_SIGNING_KEYS)', () => {
     );
     expect(ring.keySet(new Date('2026-11-30T00:00:00Z')).keys.map((key) => key.kid)).toEqual(['a', 'b', 'c']);
     expect(ring.keySet(new Date('2026-12-01T00:00:00Z')).keys.map((key) => key.kid)).toEqual(['a', 'b']);
+    // Each published key with its validity: the first signs; one with notAfter is published until then.
+    expect(ring.publishedKeys(new Date('2026-11-30T00:00:00Z'))).toEqual([
+      { kid: 'a', x: ring.keySet().keys[0].x, signs: true, notAfter: null },
+      { kid: 'b', x: ring.keySet().keys[1].x, signs: false, notAfter: null },
+      { kid: 'c', x, signs: false, notAfter: '2026-12-01T00:00:00.000Z' },
+    ]);
+    expect(ring.publishedKeys(new Date('2026-12-01T00:00:00Z')).map((key) => key.kid)).toEqual(['a', 'b']);
     // Same seed, same key: the seed is the private key (RFC 8032), so anyone with it can sign.
     expect(SigningKeyRing.parse(JSON.stringify([{ kid: 'a', seed: seed.toString('base64') }])).keySet().keys[0].x).toBe(ring.keySet().keys[0].x);
   });

@@ -29,6 +29,16 @@ interface PublishedKey {
   readonly notAfter?: Date;
 }
 
+/** A published key as the portal shows it. */
+export interface PublishedKeyValidity {
+  kid: string;
+  x: string;
+  /** The key that signs `v1a` now (the first configured). */
+  signs: boolean;
+  /** From when it is no longer published (ISO 8601); null for no end. */
+  notAfter: string | null;
+}
+
 /**
  * The platform's ed25519 keys: the one that signs `v1a` and every key that is published, from
  * configuration only (never the database). Error messages name the entry and the rule, never key material.
@@ -98,7 +108,16 @@ export class SigningKeyRing {
 
   /** The JWKS document to publish at `now`: every configured key whose `notAfter` has not passed. */
   keySet(now = new Date()): { keys: Ed25519Jwk[] } {
-    return { keys: this.published.filter((key) => !key.notAfter || key.notAfter > now).map((key) => key.jwk) };
+    return { keys: this.publishedAt(now).map((key) => key.jwk) };
+  }
+
+  /** The keys published at `now` with their validity: whether it signs, and until when it is published (null: no end). */
+  publishedKeys(now = new Date()): PublishedKeyValidity[] {
+    return this.publishedAt(now).map((key) => ({ kid: key.jwk.kid, x: key.jwk.x, signs: key.jwk.kid === this.active.kid, notAfter: key.notAfter?.toISOString() ?? null }));
+  }
+
+  private publishedAt(now: Date): readonly PublishedKey[] {
+    return this.published.filter((key) => !key.notAfter || key.notAfter > now);
   }
 }
 

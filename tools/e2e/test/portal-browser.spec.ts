@@ -213,13 +213,87 @@ describe('the portal in the browser', () => {
     // The saved address, before any call to it has failed.
     await page.getByRole('definition').filter({ hasText: own.url }).waitFor();
     expect(await page.getByText('not set up').count()).toBe(0);
-    await page.getByLabel('Event type', { exact: true }).selectOption('offer-response');
+    // Each control has a label of its own.
+    const labels = (await page.evaluate("[...document.querySelectorAll('label')].map((label) => label.firstChild.textContent.trim())")) as string[];
+    expect(labels.filter((label, i) => labels.indexOf(label) !== i)).toEqual([]);
+    expect(labels).toEqual(expect.arrayContaining(['Event type', 'Type of test event']));
+    await page.getByLabel('Type of test event', { exact: true }).selectOption('offer-response');
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText(/Test offer-response sent as delivery/).waitFor();
     const arrived = await eventually(() => own.callsTo('/offer/response')[0] ?? false, 15_000, 'the test event at the service');
     await page.locator('tbody tr').filter({ hasText: 'test' }).filter({ hasText: 'succeeded' }).first().waitFor({ timeout: 15_000 });
     await expect(await page.locator('tbody').textContent()).toContain(arrived.webhookId);
     await expectAccessible(page, 'webhooks');
+  });
+
+  inBrowser('shows a delivery’s offer, worker and request as signed, its attempts as the column counts them, and finds it by any of its ids', async () => {
+    const page = integratorPage;
+    const arrived = own.callsTo('/offer/response')[0];
+    const body = JSON.parse(arrived.body) as { offerId: string; workerId: string; eventId: string };
+    const row = page.locator('tbody tr[data-delivery]').filter({ hasText: arrived.webhookId });
+    await expect(await row.textContent()).toContain(body.offerId);
+    await expect(await row.textContent()).toContain(body.workerId);
+    const counted = Number(await row.locator('td').nth(4).textContent());
+    await row.getByRole('button', { name: /^Details of delivery/ }).click();
+    const detail = page.locator('tr.detail');
+    const request = detail.getByRole('region', { name: 'The request as signed' });
+    await request.getByText(`webhook-id: ${arrived.webhookId}`).waitFor();
+    const shown = (await request.textContent()) ?? '';
+    expect(shown).toContain(`POST ${own.url}/offer/response`);
+    expect(shown).toContain('webhook-test: true');
+    // The signature headers are named, and said to be computed per attempt.
+    expect(shown).toMatch(/Each attempt signs the request anew.*webhook-signature/s);
+    // The body, indented.
+    expect(shown).toContain(`"offerId": "${body.offerId}"`);
+    expect(await detail.locator('ol.attempts > li').count()).toBe(counted);
+    await expect(await detail.locator('ol.attempts').textContent()).toMatch(/HTTP 200 · \d+ ms/);
+    await expectAccessible(page, 'webhooks-delivery');
+    await row.getByRole('button', { name: /^Details of delivery/ }).click();
+
+    const search = page.getByRole('search', { name: 'Search deliveries' });
+    for (const [by, id] of [
+      ['Offer id', body.offerId],
+      ['Worker id', body.workerId],
+      ['Event id', body.eventId],
+      ['Webhook id', arrived.webhookId],
+    ]) {
+      await search.getByRole('combobox').selectOption({ label: by });
+      await search.getByRole('searchbox', { name: by }).fill(id);
+      await search.getByRole('button', { name: 'Search' }).click();
+      await eventually(async () => (await page.locator('tbody tr[data-delivery]').count()) === 1 && (await row.count()) === 1, 10_000, `the delivery found by ${by}`);
+    }
+    await search.getByRole('searchbox').fill('');
+    await search.getByRole('button', { name: 'Search' }).click();
+  });
+
+  inBrowser('shows the signing keys: the key set’s address, each key with its validity, copied at a click, and how to verify', async () => {
+    const page = integratorPage;
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: portal.url });
+    await page.getByRole('link', { name: 'Signing keys' }).click();
+    await page.getByRole('heading', { name: 'Signing keys', level: 1 }).waitFor();
+    const address = `${platform.url('webhook-dispatcher').replace('localhost', '127.0.0.1')}/.well-known/webhook-keys.json`;
+    await page.getByText(address, { exact: true }).waitFor();
+    const published = expectStatus(await request<{ keys: Array<{ kid: string; x: string }> }>(platform.url('webhook-dispatcher'), 'GET', '/.well-known/webhook-keys.json'), 200).json;
+    for (const key of published.keys) {
+      const keyRow = page.locator(`tr[data-kid="${key.kid}"]`);
+      await expect(await keyRow.textContent()).toContain(key.x);
+    }
+    await expect(await page.locator('tbody tr').first().textContent()).toMatch(/signs now.*no end set/);
+    await page.getByRole('button', { name: 'Copy key set address' }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied' }).first().waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(address);
+    for (const [language, call] of [
+      ['Node', 'platformKeys.verify(req, rawBody)'],
+      ['Python', 'verify_v1a(request.headers, request.get_data())'],
+      ['Java', 'WebhookVerifier.verifyV1a(keys, rawBody, headers'],
+    ]) {
+      await page.getByRole('heading', { name: language, level: 3 }).waitFor();
+      const code = (await page.locator('.card').filter({ has: page.getByRole('heading', { name: language, level: 3 }) }).locator('pre').textContent()) ?? '';
+      expect([language, code.includes(call), code.includes(address)]).toEqual([language, true, true]);
+    }
+    await expectAccessible(page, 'signing-keys');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Your endpoint' }).waitFor();
   });
 
   inBrowser('shows an outage’s failed deliveries and sends them again with “redeliver failed since”', async () => {
@@ -423,17 +497,32 @@ describe('a worker on a phone', () => {
     const offers = new OffersClient(platform.url('offers-api'), sender.apiKey);
     const offerId = expectStatus(await offers.createOffer(offerBody(sender.user.id, [workerIds[1]], { title: 'Kitchen porter, Saturday' })), 201).text;
 
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    // A worker far from the server: times are theirs, and say whose.
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, timezoneId: 'Pacific/Auckland' });
     const page = await signIn(context, workerEmails[1], 'worker');
     await page.getByRole('heading', { name: 'Your offers' }).waitFor();
+    const card = page.locator('li.card').filter({ hasText: 'Kitchen porter, Saturday' });
+    await card.getByText('From Harbour Staffing').waitFor();
+    await page.getByText('Times are in your time zone, Pacific/Auckland.').waitFor();
     await expectAccessible(page, 'worker-offers');
     await page.getByRole('link', { name: 'Kitchen porter, Saturday' }).tap();
     await page.getByRole('button', { name: 'Apply' }).waitFor();
+    await page.getByText('From Harbour Staffing').waitFor();
+    const slot = (await page.getByRole('list', { name: 'When' }).locator('time').first().getAttribute('datetime')) as string;
+    const inAuckland = new Date(slot).toLocaleString('en-US', { timeZone: 'Pacific/Auckland', timeZoneName: 'short' }).split(' ').at(-1) as string;
+    await expect(await page.getByRole('list', { name: 'When' }).textContent()).toContain(inAuckland);
     await expectAccessible(page, 'worker-offer');
     await page.getByRole('button', { name: 'Apply' }).tap();
     await page.getByText('You applied.').waitFor();
     const seen = expectStatus(await offers.getOffer(offerId), 200).json as { recipients: Array<{ response: string }> };
     expect(seen.recipients[0].response).toBe('applied');
+    // The answer can be changed while the offer is open.
+    expect(await page.getByRole('button', { name: 'Apply' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Change your answer' }).tap();
+    await page.getByRole('button', { name: 'Reject' }).tap();
+    await page.getByText('You turned this offer down.').waitFor();
+    const changed = expectStatus(await offers.getOffer(offerId), 200).json as { recipients: Array<{ response: string }> };
+    expect(changed.recipients[0].response).toBe('rejected');
     // Nothing on the page is wider than the phone.
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
 
@@ -445,9 +534,51 @@ describe('a worker on a phone', () => {
     await expectAccessible(page, 'worker-contacts');
   });
 
+  inBrowser('installs as an app: a web manifest for /worker, and an offline page when the network is down', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await signIn(context, workerEmails[0], 'worker');
+    await page.getByRole('heading', { name: 'Your offers' }).waitFor();
+    const href = await page.locator('link[rel="manifest"]').getAttribute('href');
+    const manifest = expectStatus(await request<Record<string, unknown>>(portal.url, 'GET', href as string), 200).json;
+    expect(manifest).toMatchObject({ name: expect.any(String), start_url: '/worker', display: 'standalone' });
+    for (const icon of manifest.icons as Array<{ src: string; sizes: string; type: string }>) {
+      const file = await request(portal.url, 'GET', icon.src);
+      expect([icon.sizes, file.status, file.headers.get('content-type')]).toEqual([icon.sizes, 200, icon.type]);
+    }
+    expect((manifest.icons as Array<{ sizes: string }>).map((icon) => icon.sizes)).toEqual(expect.arrayContaining(['192x192', '512x512']));
+
+    await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
+    await context.setOffline(true);
+    await page.goto(`${portal.url}/worker/contacts`);
+    await page.getByRole('heading', { name: 'You are offline' }).waitFor();
+    await expectAccessible(page, 'worker-offline');
+    await context.setOffline(false);
+    await page.getByRole('link', { name: 'your offers' }).tap();
+    await page.getByRole('heading', { name: 'Your offers' }).waitFor();
+    await context.close();
+  });
+
   it('checked every page of the portal with axe', () => {
     expect(pagesChecked.sort()).toEqual(
-      ['company-profile', 'company-profile-failed', 'invites', 'not-found', 'webhooks-after-outage', 'offer', 'offer-withdraw', 'offers', 'sign-in', 'webhooks', 'worker-contacts', 'worker-notifications', 'worker-offer', 'worker-offers'].sort(),
+      [
+        'company-profile',
+        'company-profile-failed',
+        'invites',
+        'not-found',
+        'webhooks-after-outage',
+        'offer',
+        'offer-withdraw',
+        'offers',
+        'sign-in',
+        'signing-keys',
+        'webhooks',
+        'webhooks-delivery',
+        'worker-contacts',
+        'worker-notifications',
+        'worker-offer',
+        'worker-offers',
+        'worker-offline',
+      ].sort(),
     );
   });
 });

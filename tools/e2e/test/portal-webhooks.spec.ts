@@ -50,10 +50,13 @@ interface Delivery {
   webhookId: string;
   method: string;
   path: string;
+  offerId: string | null;
+  workerId: string | null;
   status: string;
   attempts: number;
   series: number;
   attemptLog: Attempt[];
+  request?: { method: string; url: string | null; headers: Record<string, string>; perAttemptHeaders: string[]; body: string };
 }
 
 interface EndpointState {
@@ -87,6 +90,8 @@ let b: SeededOrganisation;
 /** Portal tokens: A's admin and member, B's admin. */
 const tokens = { aAdmin: '', aMember: '', bAdmin: '' };
 let startedAt: string;
+/** A's offer a worker applied to. */
+let offerId: string;
 
 function portal<T>(token: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult<T>> {
   return request<T>(dispatcher, method, `/portal/webhooks${path}`, { body, headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers } });
@@ -153,7 +158,7 @@ beforeAll(async () => {
   await new WorkerContactsClient(directory, a.workers[0].token).addContact(a.organisation.id);
   await new WorkerContactsClient(directory, b.workers[0].token).addContact(b.organisation.id);
   const offers = new OffersClient(platform.url('offers-api'), a.apiKey);
-  const offerId = expectStatus(await offers.createOffer(offerBody(a.user.id, [a.workers[1].id])), 201).text;
+  offerId = expectStatus(await offers.createOffer(offerBody(a.user.id, [a.workers[1].id])), 201).text;
   expectStatus(await offers.as(a.workers[1].token).answer(offerId, 'applied'), 200);
   await settled(tokens.aAdmin, '', 2);
   await settled(tokens.bAdmin, '', 1);
@@ -177,7 +182,19 @@ describe('an organisation’s deliveries', () => {
       expect(Date.parse(item.attemptLog[0].startedAt)).toBeGreaterThanOrEqual(Date.parse(startedAt));
     }
     const one = expectStatus(await portal<Delivery>(tokens.aMember, 'GET', `/deliveries/${items[0].id}`), 200).json;
-    expect(one).toEqual(items[0]);
+    const { request: sent, ...listed } = one;
+    expect(listed).toEqual(items[0]);
+    expect(sent).toMatchObject({ method: one.method, headers: { 'webhook-id': one.webhookId }, perAttemptHeaders: expect.arrayContaining(['webhook-signature', 'webhook-timestamp']) });
+    // The request as it arrived: the same URL, body and every header the log says each attempt sends.
+    const arrived = receiver.calls.find((call) => call.webhookId === one.webhookId);
+    expect(arrived).toBeDefined();
+    expect(sent?.body).toBe(arrived?.body ?? '');
+    for (const [name, value] of Object.entries(sent?.headers ?? {})) expect([name, arrived?.headers[name]]).toEqual([name, value]);
+
+    const response = items.find((item) => item.eventType === 'offer-response');
+    const contact = items.find((item) => item.eventType === 'contact-added');
+    expect(response).toMatchObject({ offerId, workerId: a.workers[1].id });
+    expect(contact).toMatchObject({ offerId: null, workerId: a.workers[0].id });
 
     const ofB = await list(tokens.bAdmin);
     expect(ofB.items).toHaveLength(1);
@@ -199,6 +216,13 @@ describe('an organisation’s deliveries', () => {
     const second = await list(tokens.aAdmin, `?limit=1&before=${first.nextCursor}`);
     expect(second.items).toHaveLength(1);
     expect(second.items[0].id).toBeLessThan(first.items[0].id);
+
+    const response = (await list(tokens.aAdmin, '?eventType=offer-response')).items[0];
+    expect((await list(tokens.aAdmin, `?offerId=${offerId}`)).items.map((item) => item.id)).toEqual([response.id]);
+    expect((await list(tokens.aAdmin, `?workerId=${a.workers[1].id}`)).items.map((item) => item.id)).toEqual([response.id]);
+    expect((await list(tokens.aAdmin, `?workerId=${a.workers[0].id}`)).items.map((item) => item.eventType)).toEqual(['contact-added']);
+    expect((await list(tokens.aAdmin, `?webhookId=${encodeURIComponent(response.webhookId)}`)).items.map((item) => item.id)).toEqual([response.id]);
+    expect((await list(tokens.bAdmin, `?offerId=${offerId}`)).items).toEqual([]);
 
     const bad = await portal(tokens.aAdmin, 'GET', '/deliveries?status=lost&eventType=x');
     expect(bad.status).toBe(400);
@@ -244,6 +268,19 @@ describe('tenant isolation and authentication', () => {
     // Nor is the operator token sent as X-Api-Key taken for anything else.
     expect((await portal(null, 'GET', '/endpoint', undefined, { 'x-api-key': DISPATCHER_ADMIN_TOKEN })).status).toBe(401);
     expect(receiver.calls.filter((r) => r.headers['webhook-test'])).toHaveLength(0);
+  });
+});
+
+describe('signing keys', () => {
+  it('names the key set’s address as integrators reach it, and each published key with its validity', async () => {
+    const shown = expectStatus(await portal<{ keySetUrl: string; keys: Array<{ kid: string; x: string; signs: boolean; notAfter: string | null }> }>(tokens.aMember, 'GET', '/signing-keys'), 200).json;
+    // The address shown answers with the key set.
+    const address = new URL(shown.keySetUrl);
+    expect(address.pathname).toBe('/.well-known/webhook-keys.json');
+    const published = expectStatus(await request<{ keys: Array<{ kid: string; x: string }> }>(address.origin, 'GET', address.pathname), 200).json;
+    expect(shown.keys.map(({ kid, x }) => ({ kid, x }))).toEqual(published.keys.map(({ kid, x }) => ({ kid, x })));
+    expect(shown.keys[0]).toMatchObject({ signs: true, notAfter: null });
+    expect((await portal(null, 'GET', '/signing-keys')).status).toBe(401);
   });
 });
 

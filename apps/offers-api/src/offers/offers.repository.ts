@@ -184,7 +184,7 @@ const ANSWER: PreparedStatement = {
                 -- The offer as the worker now sees it (the statement's snapshot predates its own update);
                 -- json, not jsonb, keeps the keys in the order of the other worker routes.
                 json_build_object(
-                  'id', t.id, 'title', t.title, 'details', t.details, 'locationPlaceId', t.location_place_id,
+                  'id', t.id, 'organisationId', t.organisation_id, 'title', t.title, 'details', t.details, 'locationPlaceId', t.location_place_id,
                   'isHistoric', t.is_historic OR t.ended, 'widthdrawn', t.widthdrawn, 'complete', t.complete,
                   'createdAt', to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'events', t.events,
                   'response', CASE WHEN EXISTS (SELECT FROM answered) THEN $3::text ELSE t.response END, 'confirmation', t.confirmation
@@ -277,6 +277,12 @@ export function insertOfferParams(offer: NewOffer, event: OutboxMessage): unknow
 }
 
 const STATE_COLUMNS = `o.id, o.organisation_id AS "organisationId", o.title, o.widthdrawn, o.complete, o.ends_at <= now() AS ended`;
+
+/** An offer as the worker app shows it, with the worker's answer (`o` the offer, `r` the recipient). */
+const WORKER_OFFER_COLUMNS = `o.id, o.organisation_id AS "organisationId", o.title, o.details, o.location_place_id AS "locationPlaceId",
+  o.is_historic OR o.ends_at <= now() AS "isHistoric", o.widthdrawn, o.complete,
+  to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+  o.events, r.response, r.confirmation`;
 
 /** Every SQL statement offers-api runs lives here. */
 @Injectable()
@@ -409,10 +415,7 @@ export class OffersRepository {
   /** The worker's offers, newest first, paged by recipient id (which grows with creation time). */
   async workerOffers(workerId: string, limit: number, before?: number): Promise<Array<WorkerOfferView & { cursor: number }>> {
     return this.dataSource.query(
-      `SELECT o.id, o.title, o.details, o.location_place_id AS "locationPlaceId",
-              o.is_historic OR o.ends_at <= now() AS "isHistoric", o.widthdrawn, o.complete,
-              to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
-              o.events, r.response, r.confirmation, r.id AS cursor
+      `SELECT ${WORKER_OFFER_COLUMNS}, r.id AS cursor
        FROM offers.recipient r JOIN offers.offer o ON o.id = r.offer_id
        WHERE r.worker_id = $1 AND ($3::bigint IS NULL OR r.id < $3)
        ORDER BY r.id DESC LIMIT $2`,
@@ -422,10 +425,7 @@ export class OffersRepository {
 
   async workerOffer(workerId: string, offerId: string): Promise<WorkerOfferView | undefined> {
     const rows: Array<WorkerOfferView & { cursor?: number }> = await this.dataSource.query(
-      `SELECT o.id, o.title, o.details, o.location_place_id AS "locationPlaceId",
-              o.is_historic OR o.ends_at <= now() AS "isHistoric", o.widthdrawn, o.complete,
-              to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
-              o.events, r.response, r.confirmation
+      `SELECT ${WORKER_OFFER_COLUMNS}
        FROM offers.recipient r JOIN offers.offer o ON o.id = r.offer_id
        WHERE r.worker_id = $1 AND r.offer_id = $2`,
       [workerId, offerId],

@@ -59,7 +59,8 @@ function personOf(session: SignInSessionView): SignedInPerson {
     return { kind: 'portal-user', id, name, organisationId, organisationName, role, expiresAt: session.expiresAt };
   }
   if (session.kind === 'worker' && session.worker) {
-    return { kind: 'worker', id: session.worker.id, name: session.worker.name, expiresAt: session.expiresAt };
+    const organisations = session.worker.organisations.map((organisation) => ({ id: organisation.organisationId, name: organisation.organisationName }));
+    return { kind: 'worker', id: session.worker.id, name: session.worker.name, organisations, expiresAt: session.expiresAt };
   }
   throw directoryUnavailable();
 }

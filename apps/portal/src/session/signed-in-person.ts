@@ -10,5 +10,7 @@ export interface SignedInPerson {
   organisationId?: string;
   organisationName?: string;
   role?: 'admin' | 'member';
+  /** Workers: the organisations they work with, which send them offers (offers-api knows only their ids). */
+  organisations?: Array<{ id: string; name: string }>;
   expiresAt: string;
 }

@@ -9,6 +9,7 @@ export const PAGE_ROUTES = [
   '/sign-in',
   '/profile',
   '/webhooks',
+  '/signing-keys',
   '/invites',
   '/offers',
   '/offers/:offerId',

@@ -1,5 +1,29 @@
-// The worker app's service worker: shows what the notification service pushes (Web Push) and opens
-// the offer when the notification is clicked.
+// The worker app's service worker: shows what the notification service pushes (Web Push), opens the
+// offer when the notification is clicked, and answers a page the network cannot reach with the
+// offline page (kept when the worker is installed), so the app shell says so instead of failing.
+const SHELL_CACHE = 'worker-shell-v1';
+const OFFLINE_PAGE = '/offline.html';
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(caches.open(SHELL_CACHE).then((cache) => cache.addAll([OFFLINE_PAGE, '/manifest.webmanifest', '/icon-192.png'])));
+  self.skipWaiting();
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((name) => name !== SHELL_CACHE).map((name) => caches.delete(name))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+// Only page loads: API calls and files go to the network as they are, never from a cache.
+self.addEventListener('fetch', (event) => {
+  if (event.request.mode !== 'navigate') return;
+  event.respondWith(fetch(event.request).catch(() => caches.match(OFFLINE_PAGE)));
+});
+
 self.addEventListener('push', (event) => {
   const message = event.data ? event.data.json() : {};
   const title = message.title || 'Availability';

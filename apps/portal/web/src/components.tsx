@@ -46,23 +46,31 @@ export interface TimeSlot {
   end: string;
 }
 
-/** An offer's time slots (spec 2.2 events), each from start to end. */
-export function TimeSlots({ slots }: { slots: TimeSlot[] }) {
+/** An offer's time slots (spec 2.2 events), each from start to end; `zoned` names the reader's time zone on each. */
+export function TimeSlots({ slots, zoned = false }: { slots: TimeSlot[]; zoned?: boolean }) {
   return (
     <ul className="slots" aria-label="When">
       {slots.map((slot) => (
         <li key={slot.start}>
-          <When at={slot.start} /> – <When at={slot.end} />
+          <When at={slot.start} zoned={zoned} /> – <When at={slot.end} zoned={zoned} />
         </li>
       ))}
     </ul>
   );
 }
 
-/** A date and time in the reader's locale, with the exact value for assistive technology. */
-export function When({ at }: { at?: string | null }) {
+/** With the zone's short name (e.g. "CET"): where a time is one to turn up at. */
+const ZONED: Intl.DateTimeFormatOptions = { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' };
+
+/** A date and time in the reader's locale and time zone (the browser's), with the exact value for assistive technology. */
+export function When({ at, zoned = false }: { at?: string | null; zoned?: boolean }) {
   if (!at) return <span className="muted">—</span>;
-  return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
+  return <time dateTime={at}>{zoned ? new Date(at).toLocaleString(undefined, ZONED) : new Date(at).toLocaleString()}</time>;
+}
+
+/** Names the time zone times are shown in: the browser's. */
+export function TimeZoneNote() {
+  return <p className="muted">Times are in your time zone, {Intl.DateTimeFormat().resolvedOptions().timeZone}.</p>;
 }
 
 /** A page or a thing that is not there: what happened in words, and the way back. */

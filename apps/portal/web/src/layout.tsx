@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useSession } from './session';
 
@@ -5,6 +6,7 @@ const PORTAL_PAGES = [
   { to: '/offers', label: 'Offers' },
   { to: '/invites', label: 'Invites' },
   { to: '/webhooks', label: 'Webhooks' },
+  { to: '/signing-keys', label: 'Signing keys' },
   { to: '/profile', label: 'Company profile' },
 ];
 
@@ -17,6 +19,10 @@ const WORKER_PAGES = [
 export function Layout({ area }: { area: 'portal' | 'worker' }) {
   const { person, signOut } = useSession();
   const pages = area === 'portal' ? PORTAL_PAGES : WORKER_PAGES;
+  useEffect(() => {
+    // The worker app's shell: its service worker keeps the offline page for when the network is down.
+    if (area === 'worker' && 'serviceWorker' in navigator) void navigator.serviceWorker.register('/sw.js', { scope: '/worker/' }).catch(() => undefined);
+  }, [area]);
   return (
     <>
       <a className="skip-link" href="#main">

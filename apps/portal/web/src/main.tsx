@@ -8,6 +8,7 @@ import { InvitesPage } from './pages/invites';
 import { NotFoundPage } from './pages/not-found';
 import { OfferPage, OffersPage } from './pages/offers';
 import { SignInPage } from './pages/sign-in';
+import { SigningKeysPage } from './pages/signing-keys';
 import { WebhooksPage } from './pages/webhooks';
 import { WorkerContactsPage, WorkerInboxPage, WorkerNotificationsPage, WorkerOfferPage } from './pages/worker';
 import { SessionProvider, useSession } from './session';
@@ -45,6 +46,7 @@ createRoot(document.getElementById('root') as HTMLElement).render(
             <Route path="/sign-in" element={<SignInPage audience="portal" />} />
             <Route path="/profile" element={portal(<CompanyProfilePage />)} />
             <Route path="/webhooks" element={portal(<WebhooksPage />)} />
+            <Route path="/signing-keys" element={portal(<SigningKeysPage />)} />
             <Route path="/invites" element={portal(<InvitesPage />)} />
             <Route path="/offers" element={portal(<OffersPage />)} />
             <Route path="/offers/:offerId" element={portal(<OfferPage />)} />

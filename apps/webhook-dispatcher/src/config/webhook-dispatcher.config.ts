@@ -1,5 +1,5 @@
-import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { caFileOf, ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, realSecret, required } from '@availability/service-core';
+import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { caFileOf, ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, IsHttpUrl, realSecret, required } from '@availability/service-core';
 import { EVENT_RECORD_MIN_RETENTION_DAYS, sealingKeysProblems } from '@availability/messaging';
 import { type OutboundClientOptions } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
@@ -187,6 +187,14 @@ export class WebhookDispatcherConfig extends IntegratorCallerConfig {
   @Min(0)
   @Max(86_400)
   WEBHOOK_KEY_SET_MAX_AGE_SECONDS = 300;
+
+  /**
+   * The address integrators reach this service at (scheme, host, port), where the key set is published
+   * below: the portal shows it. Empty: http://127.0.0.1:<PORT>, as on a developer's machine.
+   */
+  @ValidateIf((config: WebhookDispatcherConfig) => config.WEBHOOK_PUBLIC_URL !== '')
+  @IsHttpUrl()
+  WEBHOOK_PUBLIC_URL = '';
 }
 
 /**

@@ -31,8 +31,31 @@ describe('delivery list filters', () => {
       limit: 10,
       before: 99,
     });
-    expect(deliveryListFilter({}, 200)).toEqual({ limit: 50, before: undefined, eventId: undefined, status: undefined, eventSubject: undefined, from: undefined, to: undefined });
+    expect(deliveryListFilter({}, 200)).toEqual({
+      limit: 50,
+      before: undefined,
+      eventId: undefined,
+      webhookId: undefined,
+      offerId: undefined,
+      workerId: undefined,
+      status: undefined,
+      eventSubject: undefined,
+      from: undefined,
+      to: undefined,
+    });
     expect(deliveryListFilter({ eventType: 'offer-response' }, 200).eventSubject).toBe('offers.response.recorded');
+  });
+
+  it('searches by offer, worker or webhook id; a webhook id is read through its event', () => {
+    const offerId = '0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b';
+    expect(deliveryListFilter({ offerId }, 200).offerId).toBe(offerId);
+    expect(deliveryListFilter({ workerId: offerId }, 200).workerId).toBe(offerId);
+    const webhookId = '9ab9a347-8e54-490e-9949-a1f91401a955:8333fa9f-0801-4965-8862-bab6bda8a17c';
+    expect(deliveryListFilter({ webhookId }, 200)).toMatchObject({ webhookId, eventId: '9ab9a347-8e54-490e-9949-a1f91401a955' });
+    expect(fieldErrors(() => deliveryListFilter({ offerId: 'x' }, 200))).toEqual({ offerId: ['must be a uuid'] });
+    expect(fieldErrors(() => deliveryListFilter({ workerId: 'x' }, 200))).toEqual({ workerId: ['must be a uuid'] });
+    expect(fieldErrors(() => deliveryListFilter({ webhookId: 'x:y' }, 200))).toEqual({ webhookId: ['must be <event id>:<organisation id>, as the webhook-id header'] });
+    expect(fieldErrors(() => deliveryListFilter({ webhookId, eventId: offerId }, 200))).toEqual({ webhookId: ['names another event than eventId'] });
   });
 
   it('refuses each malformed parameter, naming it', () => {

@@ -35,6 +35,33 @@ export class DeliveryAttemptView {
   responseExcerpt: string | null;
 }
 
+/** A delivery's request as every attempt sends it; the log keeps no headers, so those signed per attempt are named only. */
+export class DeliveryRequestView {
+  @ApiProperty({ example: 'POST' })
+  method: string;
+
+  @ApiProperty({ type: String, format: 'uri', nullable: true, example: 'https://partner.example.com/hooks/v1/offer/response' })
+  url: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'The headers every attempt sends as they are: webhook-id, user-agent, content-type (with a body), webhook-test (a test event)',
+    example: { 'webhook-id': '9ab9a347-8e54-490e-9949-a1f91401a955:8333fa9f-0801-4965-8862-bab6bda8a17c', 'user-agent': 'AvailabilityPlatform-Webhooks/1.0', 'content-type': 'application/json' },
+  })
+  headers: Record<string, string>;
+
+  @ApiProperty({
+    type: [String],
+    description: 'The headers each attempt computes anew, at its own time and in the schemes the organisation has then (those of its schemes only)',
+    example: ['webhook-timestamp', 'webhook-signature', 'webhook-key-id', 'Timestamp', 'Authorization'],
+  })
+  perAttemptHeaders: string[];
+
+  @ApiProperty({ description: 'The exact body sent and signed; empty for a GET', example: '{"eventId":"9ab9a347-8e54-490e-9949-a1f91401a955","offerId":"0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b"}' })
+  body: string;
+}
+
 /** A webhook delivery: one event to one organisation, with every attempt. */
 export class DeliveryLogView {
   @ApiProperty({ type: 'integer', example: 3 })
@@ -67,6 +94,12 @@ export class DeliveryLogView {
   @ApiProperty({ type: String, format: 'uri', nullable: true, description: 'The URL it goes to; null when the organisation had no base URL (then it is skipped)', example: 'https://partner.example.com/hooks/v1/contact/new/9a13a48b-80b3-4dd1-9ee0-df8a3f1e8632' })
   url: string | null;
 
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The offer an offer response answers; null for a contact', example: null })
+  offerId: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The worker who answered the offer, or who added the organisation as a contact', example: '9a13a48b-80b3-4dd1-9ee0-df8a3f1e8632' })
+  workerId: string | null;
+
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'succeeded' })
   status: DeliveryStatus;
 
@@ -97,6 +130,9 @@ export class DeliveryLogView {
   // Optional only in the repository's type, which fills it in before any delivery is returned.
   @ApiProperty({ type: [DeliveryAttemptView], description: 'Every attempt, oldest first' })
   attemptLog?: DeliveryAttemptView[];
+
+  @ApiProperty({ type: DeliveryRequestView, required: false, description: 'One delivery’s request as every attempt sends it (not in lists)' })
+  request?: DeliveryRequestView;
 }
 
 /** A page of the delivery log, newest first. */

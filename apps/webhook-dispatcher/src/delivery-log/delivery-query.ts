@@ -23,16 +23,41 @@ export function timestampParam(field: string, raw: unknown): Date | undefined {
   return new Date(text);
 }
 
+/** A uuid query parameter, or a 400 naming it. */
+function uuidParam(field: string, raw: unknown): string | undefined {
+  const value = singleQueryParam(field, raw);
+  if (value !== undefined && !isUuid(value)) throw ProblemException.field(field, 'must be a uuid');
+  // The log's ids are lower case, as the platform makes them.
+  return value?.toLowerCase();
+}
+
 /**
- * `?status=&eventType=&eventId=&from=&to=&limit=&before=` of a delivery list: each checked, or a 400
- * naming it. `from` is inclusive and `to` exclusive, on when the event was recorded.
+ * `?webhookId=`: the webhook-id header, `<event id>:<organisation id>`. Its event is searched for (by
+ * its key), so a webhook id also names the event, which an eventId given beside it must agree with.
+ */
+function webhookIdParam(raw: unknown, eventId: string | undefined): { webhookId?: string; eventId?: string } {
+  const webhookId = singleQueryParam('webhookId', raw);
+  if (webhookId === undefined) return { eventId };
+  const [event, organisation, ...rest] = webhookId.split(':');
+  if (!isUuid(event) || !organisation || rest.length > 0 || webhookId.length > 256) {
+    throw ProblemException.field('webhookId', 'must be <event id>:<organisation id>, as the webhook-id header');
+  }
+  if (eventId !== undefined && eventId !== event) throw ProblemException.field('webhookId', 'names another event than eventId');
+  return { webhookId, eventId: event };
+}
+
+/**
+ * `?status=&eventType=&eventId=&webhookId=&offerId=&workerId=&from=&to=&limit=&before=` of a delivery
+ * list: each checked, or a 400 naming it. `from` is inclusive and `to` exclusive, on when the event
+ * was recorded.
  */
 export function deliveryListFilter(query: Record<string, unknown>, maxPageSize: number): DeliveryListFilter {
   const { limit, before } = pageFromQuery(query.limit, query.before, maxPageSize);
-  const eventId = singleQueryParam('eventId', query.eventId);
+  const { eventId, webhookId } = webhookIdParam(query.webhookId, uuidParam('eventId', query.eventId));
+  const offerId = uuidParam('offerId', query.offerId);
+  const workerId = uuidParam('workerId', query.workerId);
   const status = singleQueryParam('status', query.status);
   const eventType = singleQueryParam('eventType', query.eventType);
-  if (eventId !== undefined && !isUuid(eventId)) throw ProblemException.field('eventId', 'must be a uuid');
   if (status !== undefined && !DELIVERY_STATUSES.includes(status as DeliveryStatus)) {
     throw ProblemException.field('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
   }
@@ -44,6 +69,9 @@ export function deliveryListFilter(query: Record<string, unknown>, maxPageSize: 
   if (from && to && to.getTime() <= from.getTime()) throw ProblemException.field('to', 'must be after from');
   return {
     eventId,
+    webhookId,
+    offerId,
+    workerId,
     status: status as DeliveryStatus | undefined,
     eventSubject: eventType === undefined ? undefined : WEBHOOK_TYPES[eventType as WebhookType],
     from,

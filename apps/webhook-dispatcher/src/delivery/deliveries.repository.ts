@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { appendToOutbox, type OutboxMessage } from '@availability/messaging';
 import { type PreparedStatement, runPrepared } from '@availability/service-core';
-import { type WebhookType, webhookTypeOf } from '../domain/webhook-call.js';
+import { type RequestAsSent, requestAsSent, type WebhookType, webhookTypeOf } from '../domain/webhook-call.js';
 
 export const DISPATCHER_SCHEMA = 'dispatcher';
 
@@ -76,6 +76,10 @@ export interface DeliveryView {
   method: string;
   path: string;
   url: string | null;
+  /** The offer an offer response answers; null for other deliveries. */
+  offerId: string | null;
+  /** The worker who answered, or who added the organisation as a contact. */
+  workerId: string | null;
   status: DeliveryStatus;
   attempts: number;
   series: number;
@@ -87,6 +91,8 @@ export interface DeliveryView {
   /** Since when the delivery is held back because its endpoint's circuit is open; null when it is not. */
   heldSince: string | null;
   attemptLog?: AttemptView[];
+  /** One delivery's request as every attempt sends it (not in lists). */
+  request?: RequestAsSent;
 }
 
 export interface AttemptView {
@@ -150,6 +156,10 @@ export const ENDPOINT_ACTIVITY_WINDOW = 1_000;
 export interface DeliveryFilter {
   organisationId?: string;
   eventId?: string;
+  /** The webhook-id header (its event is given as eventId too, which bounds the search). */
+  webhookId?: string;
+  offerId?: string;
+  workerId?: string;
   status?: DeliveryStatus;
   /** The event subject (a webhook type's event). */
   eventSubject?: string;
@@ -165,8 +175,16 @@ export const REDELIVERY_BATCH = 500;
 
 const ts = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/**
+ * The offer and the worker a delivery is about, read from the exact bytes it sends (the body's fixed
+ * key order, DESIGN 4; a contact's worker is in its path). The same expressions are indexed
+ * (migration DeliverySubjects), so searching by either reads only the page's rows.
+ */
+const OFFER_OF = `substring(d.body from '"offerId":"([0-9a-f-]{36})"')`;
+const WORKER_OF = `COALESCE(substring(d.body from '"workerId":"([0-9a-f-]{36})"'), substring(d.path from '^/contact/new/([0-9a-f-]{36})$'))`;
+
 const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.organisation_id AS "organisationId", d.event_subject AS "eventSubject",
-  d.webhook_id AS "webhookId", d.method, d.path, d.url, d.status, d.attempts, d.series,
+  d.webhook_id AS "webhookId", d.method, d.path, d.url, ${OFFER_OF} AS "offerId", ${WORKER_OF} AS "workerId", d.status, d.attempts, d.series,
   ${ts('d.next_attempt_at')} AS "nextAttemptAt", d.last_status_code AS "lastStatusCode", d.last_error AS "lastError",
   ${ts('d.created_at')} AS "createdAt", ${ts('d.updated_at')} AS "updatedAt", ${ts('d.held_at')} AS "heldSince", d.test`;
 
@@ -199,6 +217,9 @@ export const LIST_DELIVERIES = `SELECT ${DELIVERY_COLUMNS} FROM dispatcher.deliv
       SELECT max(w.id) FROM dispatcher.delivery w
       WHERE w.organisation_id = $1 AND w.created_at < $8
         AND w.created_at >= (SELECT max(l.created_at) FROM dispatcher.delivery l WHERE l.organisation_id = $1 AND l.created_at < $8) - ${ID_DRAWN_WITHIN}))
+    AND ($9::text IS NULL OR d.webhook_id = $9)
+    AND ($10::text IS NULL OR ${OFFER_OF} = $10)
+    AND ($11::text IS NULL OR ${WORKER_OF} = $11)
   ORDER BY d.id DESC LIMIT $5`;
 
 export function listDeliveriesParams(filter: DeliveryFilter): unknown[] {
@@ -211,6 +232,9 @@ export function listDeliveriesParams(filter: DeliveryFilter): unknown[] {
     filter.eventSubject ?? null,
     filter.from ?? null,
     filter.to ?? null,
+    filter.webhookId ?? null,
+    filter.offerId ?? null,
+    filter.workerId ?? null,
   ];
 }
 
@@ -527,12 +551,14 @@ export class DeliveriesRepository {
 
   /** One delivery with its attempts; with `organisationId`, only if it is that organisation's. */
   async find(id: number, organisationId?: string): Promise<DeliveryView | undefined> {
-    const rows: DeliveryView[] = await this.dataSource.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM dispatcher.delivery d WHERE d.id = $1 AND ($2::text IS NULL OR d.organisation_id = $2)`,
+    const rows: Array<DeliveryView & { body?: string }> = await this.dataSource.query(
+      `SELECT ${DELIVERY_COLUMNS}, d.body FROM dispatcher.delivery d WHERE d.id = $1 AND ($2::text IS NULL OR d.organisation_id = $2)`,
       [id, organisationId ?? null],
     );
     await this.attachAttempts(rows);
-    return rows[0];
+    if (rows[0] === undefined) return undefined;
+    const { body = '', ...delivery } = rows[0];
+    return { ...delivery, request: requestAsSent({ ...delivery, body }) };
   }
 
   /** Records a test event's delivery, pending its first attempt. */

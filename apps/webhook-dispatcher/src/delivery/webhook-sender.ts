@@ -3,7 +3,7 @@ import { OutboundClient, OutboundRequestError, type OutboundResponse } from '@av
 import { signRequest, SigningKeyRing } from '@availability/webhook-signing';
 import { outboundClientOptions, WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { classifyFailure, classifyResponse, type Verdict } from '../domain/classify.js';
-import { targetUrl, WEBHOOK_TEST_HEADER } from '../domain/webhook-call.js';
+import { targetUrl, unsignedHeaders } from '../domain/webhook-call.js';
 import type { Delivery } from './delivery.js';
 import type { WebhookTarget } from './target-resolver.js';
 
@@ -54,11 +54,8 @@ export class WebhookSender implements OnModuleDestroy {
           body: delivery.body,
           webhookId: delivery.webhookId,
         }),
-        'user-agent': 'AvailabilityPlatform-Webhooks/1.0',
+        ...unsignedHeaders(delivery),
       };
-      if (delivery.body !== '') headers['content-type'] = 'application/json';
-      // A test event says so in a header as well as in its body (a GET has none), so no integrator takes it for a real one.
-      if (delivery.test) headers[WEBHOOK_TEST_HEADER] = 'true';
       const response = await this.client.send({
         url: target.url,
         method: delivery.method,

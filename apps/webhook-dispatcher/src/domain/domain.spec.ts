@@ -4,7 +4,7 @@ import { type ContactAddedEvent, eventProblem, EventSubject, type OfferResponseR
 import { backoffCeiling, backoffDelay, holdWithJitter, scheduleSpan } from './backoff.js';
 import { classifyFailure, classifyResponse } from './classify.js';
 import { parseRetryAfter } from './retry-after.js';
-import { contactAddedCall, jobIdFor, offerResponseCall, targetUrl, testCall, webhookIdFor, webhookTypeOf } from './webhook-call.js';
+import { contactAddedCall, jobIdFor, offerResponseCall, requestAsSent, targetUrl, testCall, webhookIdFor, webhookTypeOf } from './webhook-call.js';
 
 const DEFAULTS = { baseMs: 10_000, factor: 2, capMs: 2 * 3_600_000 };
 const EVENT_ID = '6f1c2b1e-1111-4222-8333-944445555666';
@@ -223,5 +223,25 @@ describe('webhook calls', () => {
       url: 'https://p.example/hooks/contact/new/w%201?tenant=7',
       pathWithQuery: '/hooks/contact/new/w%201?tenant=7',
     });
+  });
+});
+
+describe('a delivery as the log shows it', () => {
+  const ORG = '8333fa9f-0801-4965-8862-bab6bda8a17c';
+  const OFFER = '0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b';
+  const WORKER = '9a13a48b-80b3-4dd1-9ee0-df8a3f1e8632';
+
+  it('shows the request with the headers every attempt sends, and names those each attempt signs anew', () => {
+    const call = offerResponseCall({ eventId: EVENT_ID, organisationId: ORG, offerId: OFFER, workerId: WORKER, response: 'applied', respondedAt: '2026-11-24T09:00:00.000Z' }, true);
+    const request = requestAsSent({ ...call, webhookId: webhookIdFor(EVENT_ID, ORG), url: 'https://partner.example/hooks/offer/response' });
+    expect(request).toEqual({
+      method: 'POST',
+      url: 'https://partner.example/hooks/offer/response',
+      headers: { 'webhook-id': `${EVENT_ID}:${ORG}`, 'user-agent': 'AvailabilityPlatform-Webhooks/1.0', 'content-type': 'application/json', 'webhook-test': 'true' },
+      perAttemptHeaders: ['webhook-timestamp', 'webhook-signature', 'webhook-key-id', 'Timestamp', 'Authorization'],
+      body: call.body,
+    });
+    const get = requestAsSent({ ...contactAddedCall({ eventId: EVENT_ID, organisationId: ORG, workerId: WORKER }), webhookId: webhookIdFor(EVENT_ID, ORG), url: null });
+    expect(get.headers).toEqual({ 'webhook-id': `${EVENT_ID}:${ORG}`, 'user-agent': 'AvailabilityPlatform-Webhooks/1.0' });
   });
 });

@@ -122,3 +122,40 @@ function buildTargetUrl(baseUrl: string, path: string): { url: string; pathWithQ
   url.hash = '';
   return { url: url.toString(), pathWithQuery: `${url.pathname}${url.search}` };
 }
+
+/** The user-agent of every call. */
+export const WEBHOOK_USER_AGENT = 'AvailabilityPlatform-Webhooks/1.0';
+
+/**
+ * The headers each attempt signs anew (its own time, in every scheme the organisation has then): not
+ * kept in the log, so shown by name only.
+ */
+export const PER_ATTEMPT_HEADERS = ['webhook-timestamp', 'webhook-signature', 'webhook-key-id', 'Timestamp', 'Authorization'] as const;
+
+/** The headers of a call that are the same on every attempt, beside the signature's. */
+export function unsignedHeaders(call: Pick<WebhookCall, 'body' | 'test'>): Record<string, string> {
+  const headers: Record<string, string> = { 'user-agent': WEBHOOK_USER_AGENT };
+  if (call.body !== '') headers['content-type'] = 'application/json';
+  // A test event says so in a header as well as in its body (a GET has none), so no integrator takes it for a real one.
+  if (call.test) headers[WEBHOOK_TEST_HEADER] = 'true';
+  return headers;
+}
+
+/** A delivery's request as every attempt sends it: the signature headers are computed per attempt. */
+export interface RequestAsSent {
+  method: string;
+  url: string | null;
+  headers: Record<string, string>;
+  perAttemptHeaders: string[];
+  body: string;
+}
+
+export function requestAsSent(call: Pick<WebhookCall, 'body' | 'test'> & { method: string; webhookId: string; url: string | null }): RequestAsSent {
+  return {
+    method: call.method,
+    url: call.url,
+    headers: { 'webhook-id': call.webhookId, ...unsignedHeaders(call) },
+    perAttemptHeaders: [...PER_ATTEMPT_HEADERS],
+    body: call.body,
+  };
+}

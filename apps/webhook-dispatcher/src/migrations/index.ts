@@ -15,6 +15,7 @@ import { TestDeliveries1764700000000 } from './1764700000000-test-deliveries.js'
 import { AttemptClaims1765100000000 } from './1765100000000-attempt-claims.js';
 import { DeliveryRetention1767000000000 } from './1767000000000-delivery-retention.js';
 import { DeliveryLogFilters1767400000000 } from './1767400000000-delivery-log-filters.js';
+import { DeliverySubjects1767500000000 } from './1767500000000-delivery-subjects.js';
 
 /** webhook-dispatcher's migrations, in order: applied at start-up and by `migrate.js`. */
 export const DISPATCHER_MIGRATIONS = [
@@ -32,4 +33,5 @@ export const DISPATCHER_MIGRATIONS = [
   outboxPublishedIndexMigration(DISPATCHER_SCHEMA, 1767100000000),
   parkedEventsHandledMigration(DISPATCHER_SCHEMA, 1767200000000),
   DeliveryLogFilters1767400000000,
+  DeliverySubjects1767500000000,
 ];

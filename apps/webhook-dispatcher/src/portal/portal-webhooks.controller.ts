@@ -5,6 +5,7 @@ import { DELIVERY_STATUSES } from '../delivery/deliveries.repository.js';
 import { WEBHOOK_TYPE_NAMES } from '../domain/webhook-call.js';
 import { DeliveriesPage, DeliveryLogView, EndpointStateView, RedeliveredView } from '../delivery-log/delivery-log.view.js';
 import { REDELIVER_SINCE_BODY_SCHEMA } from '../delivery-log/redeliver.dto.js';
+import { SigningKeysView } from '../keys/key-set.view.js';
 import { PortalWebhooksGuard } from './portal-auth.js';
 import { PORTAL_MAX_PAGE, PortalWebhooks } from './portal-webhooks.js';
 import { REDELIVERY_WINDOW_DAYS } from './portal-webhooks.policy.js';
@@ -30,6 +31,9 @@ export class PortalWebhooksController {
   @ApiQuery({ name: 'status', required: false, enum: DELIVERY_STATUSES })
   @ApiQuery({ name: 'eventType', required: false, enum: WEBHOOK_TYPE_NAMES })
   @ApiQuery({ name: 'eventId', required: false, type: String, format: 'uuid', description: 'uuid of the event (the first part of webhook-id)' })
+  @ApiQuery({ name: 'webhookId', required: false, type: String, description: 'the webhook-id header, <event id>:<organisation id>' })
+  @ApiQuery({ name: 'offerId', required: false, type: String, format: 'uuid', description: 'deliveries about this offer (its responses)' })
+  @ApiQuery({ name: 'workerId', required: false, type: String, format: 'uuid', description: 'deliveries about this worker (their answers, their adding you as a contact)' })
   @ApiQuery({ name: 'from', required: false, type: String, example: '2026-11-24T09:00:00Z', description: 'ISO 8601 with offset: events recorded at or after this time' })
   @ApiQuery({ name: 'to', required: false, type: String, example: '2026-11-25T09:00:00Z', description: 'ISO 8601 with offset: events recorded before this time' })
   @ApiQuery({ name: 'limit', required: false, description: `1..${PORTAL_MAX_PAGE}, default 50` })
@@ -67,6 +71,13 @@ export class PortalWebhooksController {
   @ApiResponse({ status: 409, description: DISABLED })
   async redeliverSince(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<RedeliveredView> {
     return { redelivered: await this.webhooks.redeliverSince(user, body) };
+  }
+
+  @Get('signing-keys')
+  @ApiOperation({ summary: 'The platform’s v1a signing keys: the key set’s address as integrators reach it, each key with whether it signs and until when it is published' })
+  @ApiOkResponse({ description: 'The keys', type: SigningKeysView })
+  signingKeys(): SigningKeysView {
+    return this.webhooks.signingKeys();
   }
 
   @Get('endpoint')

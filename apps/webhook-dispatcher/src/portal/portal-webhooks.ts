@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { PortalPrincipal } from '@availability/auth';
 import { validateBody } from '@availability/service-core';
+import { SigningKeyRing, WELL_KNOWN_KEY_SET_PATH } from '@availability/webhook-signing';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveriesRepository, type DeliveryView } from '../delivery/deliveries.repository.js';
 import { type DeliveryPage, DeliveryLog } from '../delivery-log/delivery-log.js';
 import type { EndpointStateView } from '../delivery-log/delivery-log.view.js';
@@ -8,6 +10,7 @@ import { deliveryListFilter, timestampParam } from '../delivery-log/delivery-que
 import { EndpointStates } from '../delivery-log/endpoint-states.js';
 import { RedeliverSinceDto } from '../delivery-log/redeliver.dto.js';
 import { TestEvents } from '../delivery-log/test-events.js';
+import type { SigningKeysView } from '../keys/key-set.view.js';
 import { PortalWebhooksPolicy } from './portal-webhooks.policy.js';
 import { TestEventDto } from './test-event.dto.js';
 
@@ -26,6 +29,8 @@ export class PortalWebhooks {
     private readonly tests: TestEvents,
     private readonly repository: DeliveriesRepository,
     private readonly policy: PortalWebhooksPolicy,
+    private readonly keys: SigningKeyRing,
+    private readonly config: WebhookDispatcherConfig,
   ) {}
 
   list(user: PortalPrincipal, query: Record<string, unknown>): Promise<DeliveryPage> {
@@ -49,6 +54,12 @@ export class PortalWebhooks {
     this.policy.redeliverySince(since);
     this.policy.sendable(await this.repository.endpoint(user.organisationId));
     return this.log.redeliverSince(since, dto.statuses ?? ['failed', 'dead'], user.organisationId);
+  }
+
+  /** The key set's address: below the configured public address, else this service's local one. */
+  signingKeys(): SigningKeysView {
+    const base = (this.config.WEBHOOK_PUBLIC_URL || `http://127.0.0.1:${this.config.PORT}`).replace(/\/+$/, '');
+    return { keySetUrl: `${base}${WELL_KNOWN_KEY_SET_PATH}`, keys: this.keys.publishedKeys() };
   }
 
   endpoint(user: PortalPrincipal): Promise<EndpointStateView> {

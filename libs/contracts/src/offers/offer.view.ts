@@ -67,6 +67,13 @@ export class WorkerOfferView {
   @ApiProperty({ example: '0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b' })
   id: string;
 
+  @ApiProperty({
+    format: 'uuid',
+    example: '8333fa9f-0801-4965-8862-bab6bda8a17c',
+    description: 'The sending organisation; its name is the directory’s (a worker’s session names the organisations they work with)',
+  })
+  organisationId: string;
+
   @ApiProperty({ example: 'Night pickers' })
   title: string;
 

@@ -404,6 +404,12 @@ export interface components {
             /** @example  */
             locationPlaceId: string;
             /**
+             * Format: uuid
+             * @description The sending organisation; its name is the directory’s (a worker’s session names the organisations they work with)
+             * @example 8333fa9f-0801-4965-8862-bab6bda8a17c
+             */
+            organisationId: string;
+            /**
              * @description My response
              * @enum {string}
              */

@@ -24,6 +24,8 @@ interface Delivery {
   webhookId: string;
   method: string;
   path: string;
+  offerId: string | null;
+  workerId: string | null;
   status: DeliveryStatus;
   attempts: number;
   test: boolean;
@@ -31,6 +33,15 @@ interface Delivery {
   lastStatusCode?: number;
   lastError?: string;
   attemptLog?: Attempt[];
+  request?: SentRequest;
+}
+
+interface SentRequest {
+  method: string;
+  url: string | null;
+  headers: Record<string, string>;
+  perAttemptHeaders: string[];
+  body: string;
 }
 
 interface Endpoint {
@@ -48,14 +59,20 @@ interface Endpoint {
 const BASE = '/api/webhooks/portal/webhooks';
 const STATUS_TONE: Record<DeliveryStatus, 'good' | 'bad' | 'wait' | 'plain'> = { succeeded: 'good', failed: 'bad', dead: 'bad', pending: 'wait', skipped: 'plain' };
 
+/** What the log can be searched by: the API's filter of each. */
+const SEARCH_BY = { offerId: 'Offer id', workerId: 'Worker id', eventId: 'Event id', webhookId: 'Webhook id' } as const;
+type SearchBy = keyof typeof SEARCH_BY;
+
 export function WebhooksPage() {
-  const [filter, setFilterState] = useState({ status: '', eventType: '', from: '' });
+  const [filter, setFilterState] = useState({ status: '', eventType: '', from: '', search: '', searchBy: 'offerId' as SearchBy });
   const pages = useCursorPages();
   const setFilter = (next: typeof filter) => {
     setFilterState(next);
     pages.reset();
   };
-  const query = new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== '').map(([key, value]) => [key, key === 'from' ? new Date(value).toISOString() : value]));
+  const { search, searchBy, ...choices } = filter;
+  const query = new URLSearchParams(Object.entries(choices).filter(([, value]) => value !== '').map(([key, value]) => [key, key === 'from' ? new Date(value).toISOString() : value]));
+  if (search !== '') query.set(searchBy, search);
   if (pages.before) query.set('before', pages.before);
   const deliveries = useLoad(() => api<{ items: Delivery[]; nextCursor: string | null }>(`${BASE}/deliveries?${query}`), [query.toString()], 3_000);
   const endpoint = useLoad(() => api<Endpoint>(`${BASE}/endpoint`), [], 3_000);
@@ -93,6 +110,7 @@ export function WebhooksPage() {
             <input type="datetime-local" value={filter.from} onChange={(event) => setFilter({ ...filter, from: event.target.value })} />
           </label>
         </form>
+        <SearchDeliveries onSearch={(by, text) => setFilter({ ...filter, searchBy: by, search: text })} />
         <Problem text={deliveries.error} />
         {deliveries.value === undefined ? <Loading what="deliveries" /> : <DeliveryTable items={deliveries.value.items} onRedelivered={reload} />}
         <Pager pages={pages} nextCursor={deliveries.value?.nextCursor} label="Pages of deliveries" />
@@ -160,7 +178,7 @@ function TestEvent({ onSent }: { onSent: () => Promise<unknown> }) {
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="test-heading">
       <h2 id="test-heading">Send a test event</h2>
-      <label htmlFor="test-type">Event type</label>
+      <label htmlFor="test-type">Type of test event</label>
       <select id="test-type" value={type} onChange={(event) => setType(event.target.value as EventType)}>
         <option value="offer-response">offer-response</option>
         <option value="contact-added">contact-added</option>
@@ -170,6 +188,37 @@ function TestEvent({ onSent }: { onSent: () => Promise<unknown> }) {
       </button>
       <Problem text={send.error} />
       <Done text={send.done} />
+    </form>
+  );
+}
+
+/** Search by one id; applied when submitted, so a half-typed id is not sent. */
+function SearchDeliveries({ onSearch }: { onSearch: (by: SearchBy, text: string) => void }) {
+  const [by, setBy] = useState<SearchBy>('offerId');
+  const [text, setText] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onSearch(by, text.trim());
+  };
+  return (
+    <form className="filters" role="search" aria-label="Search deliveries" onSubmit={submit}>
+      <label>
+        Search by
+        <select value={by} onChange={(event) => setBy(event.target.value as SearchBy)}>
+          {Object.entries(SEARCH_BY).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {SEARCH_BY[by]}
+        <input type="search" value={text} spellCheck={false} onChange={(event) => setText(event.target.value)} />
+      </label>
+      <button type="submit" className="secondary">
+        Search
+      </button>
     </form>
   );
 }
@@ -210,6 +259,7 @@ function DeliveryTable({ items, onRedelivered }: { items: Delivery[]; onRedelive
           <tr>
             <th scope="col">Created</th>
             <th scope="col">Event</th>
+            <th scope="col">About</th>
             <th scope="col">Status</th>
             <th scope="col">Attempts</th>
             <th scope="col">Last answer</th>
@@ -230,7 +280,9 @@ function DeliveryTable({ items, onRedelivered }: { items: Delivery[]; onRedelive
 
 function DeliveryRow({ delivery, open, onToggle, onRedelivered }: { delivery: Delivery; open: boolean; onToggle: () => void; onRedelivered: () => Promise<unknown> }) {
   const redeliver = useAction();
-  const detail = useLoad(() => (open ? api<Delivery>(`${BASE}/deliveries/${delivery.id}`) : Promise.resolve(undefined)), [open, delivery.attempts]);
+  const detail = useLoad(() => (open ? api<Delivery>(`${BASE}/deliveries/${delivery.id}`) : Promise.resolve(undefined)), [open]);
+  // One list of attempts for both the column and the details, so the two always agree.
+  const attempts = delivery.attemptLog ?? [];
   return (
     <>
       <tr data-delivery={delivery.id}>
@@ -243,13 +295,16 @@ function DeliveryRow({ delivery, open, onToggle, onRedelivered }: { delivery: De
           <code className="muted">{delivery.webhookId}</code>
         </td>
         <td>
+          <Subjects delivery={delivery} />
+        </td>
+        <td>
           <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
         </td>
-        <td>{delivery.attempts}</td>
+        <td>{attempts.length}</td>
         <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
         <td className="actions">
-          <button type="button" className="secondary" aria-expanded={open} onClick={onToggle}>
-            Attempts
+          <button type="button" className="secondary" aria-expanded={open} aria-label={`Details of delivery ${delivery.id}`} onClick={onToggle}>
+            Details
           </button>
           {(delivery.status === 'failed' || delivery.status === 'dead' || delivery.status === 'succeeded') && (
             <ConfirmButton
@@ -274,10 +329,66 @@ function DeliveryRow({ delivery, open, onToggle, onRedelivered }: { delivery: De
       </tr>
       {open && (
         <tr className="detail">
-          <td colSpan={6}>{detail.value ? <AttemptLog attempts={detail.value.attemptLog ?? []} /> : <Loading what="attempts" />}</td>
+          <td colSpan={7}>
+            <div className="stack">
+              {detail.value?.request ? <RequestAsSigned request={detail.value.request} /> : detail.error ? <Problem text={detail.error} /> : <Loading what="the request" />}
+              <h3>Attempts</h3>
+              <AttemptLog attempts={attempts} />
+            </div>
+          </td>
         </tr>
       )}
     </>
+  );
+}
+
+function Subjects({ delivery }: { delivery: Delivery }) {
+  if (!delivery.offerId && !delivery.workerId) return <span className="muted">—</span>;
+  return (
+    <dl className="subjects">
+      {delivery.offerId && (
+        <>
+          <dt>Offer</dt>
+          <dd className="id">{delivery.offerId}</dd>
+        </>
+      )}
+      {delivery.workerId && (
+        <>
+          <dt>Worker</dt>
+          <dd className="id">{delivery.workerId}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** The body as sent, indented when it is JSON (the bytes signed are the compact ones). */
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function RequestAsSigned({ request }: { request: SentRequest }) {
+  const head = [`${request.method} ${request.url ?? '(no base URL: not sent)'}`, ...Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`)].join('\n');
+  return (
+    <section className="stack" aria-label="The request as signed">
+      <h3>Request</h3>
+      <pre className="request" tabIndex={0}>{head}</pre>
+      <p className="muted">
+        Each attempt signs the request anew, at its own time: {request.perAttemptHeaders.map((name, index) => (
+          <span key={name}>
+            {index > 0 && ', '}
+            <code>{name}</code>
+          </span>
+        ))}{' '}
+        (those of your signature schemes) differ per attempt and are not kept.
+      </p>
+      <h3>Body</h3>
+      {request.body === '' ? <p className="muted">No body ({request.method}).</p> : <pre className="request" tabIndex={0}>{pretty(request.body)}</pre>}
+    </section>
   );
 }
 

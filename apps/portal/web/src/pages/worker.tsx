@@ -1,11 +1,14 @@
 import { Link, useParams } from 'react-router';
 import { api } from '../api';
-import { Badge, Done, Loading, NotFound, Page, Pager, Problem, type TimeSlot, TimeSlots, When } from '../components';
+import { useState } from 'react';
+import { Badge, Done, Loading, NotFound, Page, Pager, Problem, type TimeSlot, TimeSlots, TimeZoneNote, When } from '../components';
 import { useAction, useCursorPages, useLoad } from '../hooks';
+import { useSession } from '../session';
 import { WebPushSwitch } from './web-push';
 
 interface WorkerOffer {
   id: string;
+  organisationId: string;
   title: string;
   details: string;
   createdAt: string;
@@ -20,13 +23,21 @@ interface WorkerOffer {
 const OFFERS = '/api/offers/worker/offers';
 const RESPONSE_TONE = { applied: 'good', rejected: 'bad', awaiting: 'wait' } as const;
 
+/** The sending organisation's name, from the worker's session (offers-api has only its id). */
+function useSender(): (offer: WorkerOffer) => string {
+  const { person } = useSession();
+  return (offer) => person?.organisations?.find((organisation) => organisation.id === offer.organisationId)?.name ?? 'an organisation you work with';
+}
+
 export function WorkerInboxPage() {
   const pages = useCursorPages();
   const query = pages.before ? `?${new URLSearchParams({ before: pages.before })}` : '';
   const offers = useLoad(() => api<{ offers: WorkerOffer[]; nextCursor: string | null }>(`${OFFERS}${query}`), [query], 5_000);
+  const sender = useSender();
   return (
     <Page title="Your offers">
       <WebPushSwitch />
+      <TimeZoneNote />
       <Problem text={offers.error} />
       {offers.value === undefined ? (
         <Loading what="offers" />
@@ -39,12 +50,13 @@ export function WorkerInboxPage() {
               <h2>
                 <Link to={`/worker/offers/${offer.id}`}>{offer.title}</Link>
               </h2>
+              <p className="sender">From {sender(offer)}</p>
               <p>
                 <Badge tone={RESPONSE_TONE[offer.response]}>{offer.response}</Badge> {offer.confirmation && <Badge tone="plain">{offer.confirmation}</Badge>}
               </p>
               {offer.events[0] && (
                 <p className="muted">
-                  From <When at={offer.events[0].start} />
+                  Starts <When at={offer.events[0].start} zoned />
                 </p>
               )}
             </li>
@@ -60,6 +72,9 @@ export function WorkerOfferPage() {
   const { offerId = '' } = useParams();
   const offer = useLoad(() => api<WorkerOffer>(`${OFFERS}/${encodeURIComponent(offerId)}`), [offerId], 5_000);
   const answer = useAction();
+  const sender = useSender();
+  // After answering, the choice is put away until the worker asks to change it (allowed while the offer is open).
+  const [changing, setChanging] = useState(false);
   if (offer.notFound) {
     return (
       <NotFound title="Offer not found" back={{ to: '/worker', label: 'Back to your offers' }}>
@@ -73,16 +88,26 @@ export function WorkerOfferPage() {
   const respond = (response: 'applied' | 'rejected') =>
     void answer.run(async () => {
       offer.setValue(await api<WorkerOffer>(`${OFFERS}/${current.id}/response`, { method: 'PUT', body: { response } }));
+      setChanging(false);
       return response === 'applied' ? 'You applied. The sender will let you know.' : 'You turned this offer down.';
     });
   return (
     <Page title={current.title}>
+      <p className="sender">From {sender(current)}</p>
       <p>
         <Badge tone={RESPONSE_TONE[current.response]}>{current.response}</Badge> {current.confirmation && <Badge tone="plain">{current.confirmation}</Badge>}
       </p>
       {current.details && <p>{current.details}</p>}
-      <TimeSlots slots={current.events} />
-      {canAnswer && (
+      <TimeSlots slots={current.events} zoned />
+      <TimeZoneNote />
+      {canAnswer && current.response !== 'awaiting' && !changing && (
+        <div className="actions big">
+          <button type="button" className="secondary" onClick={() => setChanging(true)}>
+            Change your answer
+          </button>
+        </div>
+      )}
+      {canAnswer && (current.response === 'awaiting' || changing) && (
         <div className="actions big">
           <button type="button" disabled={answer.busy} onClick={() => respond('applied')}>
             Apply
