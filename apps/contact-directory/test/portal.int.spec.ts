@@ -297,7 +297,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
           secretSet: true,
           savedAt: expect.any(String),
           suggestionsEnabled: false,
-          suggestionsAllowed: false,
+          suggestionsAllowed: true,
           rotation: { previousSecretActive: false, previousSecretExpiresAt: null },
           signatureSchemes: ['hmac', 'v1'],
         });
