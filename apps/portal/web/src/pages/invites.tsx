@@ -100,7 +100,8 @@ export function InvitesPage() {
     });
   };
 
-  const sendInvites = () =>
+  const sendInvites = () => {
+    setOutcome(undefined);
     void invite.run(async () => {
       const invitations = (result?.suggestions ?? [])
         .filter((suggestion) => selected.has(suggestion.emailAddress))
@@ -110,6 +111,7 @@ export function InvitesPage() {
       setInvited(new Map([...invited, ...sent.invited]));
       setSelected(new Set());
     });
+  };
 
   const toggle = (set: Set<string>, value: string, on: boolean) => {
     const next = new Set(set);
