@@ -13,6 +13,8 @@ import { eventually, linksIn, queryDatabase, SmtpSink, startTestPlatform, TEST_A
  * real SMTP server on loopback.
  */
 const PER_DAY = 12;
+/** No INVITE_LINK_URL: invitations link to the portal's join page. */
+const PORTAL_URL = 'https://portal.invitations.example';
 
 let platform: TestPlatform;
 let smtp: SmtpSink;
@@ -37,6 +39,7 @@ beforeAll(async () => {
   smtp = await SmtpSink.start();
   platform = await startTestPlatform(['contact-directory', 'notification-service'], {
     SMTP_URL: smtp.url,
+    PORTAL_URL,
     INVITATIONS_PER_ORGANISATION_PER_DAY: String(PER_DAY),
     PUSH_TRANSPORT: 'recording',
     EMAIL_BACKOFF_MS: '100',
@@ -200,7 +203,7 @@ describe("the invited person's name", () => {
     for (const [i, [, shown]] of names.entries()) {
       const mail = await eventually(() => smtp.to(`n${i}@${domain}`)[0] ?? false, 15_000, `the invitation of ${shown}`);
       expect(mail.text).toContain(`Hello ${shown},`);
-      expect(linksIn(mail.text).filter((link) => !link.startsWith('https://availability.example/join?invite='))).toEqual([]);
+      expect(linksIn(mail.text).filter((link) => !link.startsWith(`${PORTAL_URL}/join?invite=`))).toEqual([]);
     }
   });
 });

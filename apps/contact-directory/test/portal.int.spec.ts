@@ -49,6 +49,7 @@ interface Profile {
   secretSet: boolean;
   savedAt: string | null;
   suggestionsEnabled: boolean;
+  suggestionsAllowed: boolean;
   rotation: { previousSecretActive: boolean; previousSecretExpiresAt: string | null };
   signatureSchemes: string[];
 }
@@ -296,6 +297,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
           secretSet: true,
           savedAt: expect.any(String),
           suggestionsEnabled: false,
+          suggestionsAllowed: true,
           rotation: { previousSecretActive: false, previousSecretExpiresAt: null },
           signatureSchemes: ['hmac', 'v1'],
         });
@@ -570,6 +572,8 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       const hirer = await organisation('Curious Hirer');
       expect((await setUp(agency, 'agency-p')).status).toBe(200);
 
+      // The profile says whether the organisation may offer suggestions, so the portal offers no switch that is refused.
+      expect((await call<Profile>('GET', '/portal/company-profile', agency.member.token)).body.suggestionsAllowed).toBe(false);
       const refused = expectProblem(await call('PUT', '/portal/company-profile/suggestions', agency.admin.token, { enabled: true }), 403);
       expect(refused.type).toMatch(/\/suggestion-provider-not-approved$/);
       expect((await providerList(hirer)).map((p) => p.organisationId)).not.toContain(agency.id);
@@ -582,6 +586,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       });
       expect(approved.status).toBe(200);
       expect(approved.body).toMatchObject({ organisationId: agency.id, suggestionProviderApproved: true });
+      expect((await call<Profile>('GET', '/portal/company-profile', agency.member.token)).body.suggestionsAllowed).toBe(true);
       expect((await call<Profile>('PUT', '/portal/company-profile/suggestions', agency.admin.token, { enabled: true })).body.suggestionsEnabled).toBe(true);
       expect(await providerList(hirer)).toContainEqual({ organisationId: agency.id, name: 'Unapproved Agency', enabled: false });
 

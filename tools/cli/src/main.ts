@@ -29,7 +29,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case 'seed': {
         const result = await seed(admin, command.seed);
         io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-        io.stderr(`${offerHint(result, command.connection.offersUrl)}\n`);
+        io.stderr(`${offerHint(result, command.connection.offersUrl, io.env.PORTAL_URL)}\n`);
         return 0;
       }
       case 'revoke-key':

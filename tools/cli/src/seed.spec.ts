@@ -6,10 +6,10 @@ const RESULT: SeedResult = {
   apiKey: { id: 'key-1', key: 'apk_secret' },
   users: [{ id: 'user-1', email: 'user1@acme-staffing.example', name: 'Acme Staffing user 1', role: 'admin', portalToken: 'put_example' }],
   workers: [
-    { id: 'w1', name: 'one', token: 'wkt_1' },
-    { id: 'w2', name: 'two', token: 'wkt_2' },
-    { id: 'w3', name: 'three', token: 'wkt_3' },
-    { id: 'w4', name: 'four', token: 'wkt_4' },
+    { id: 'w1', name: 'one', email: 'worker1@acme-staffing.example.test', token: 'wkt_1' },
+    { id: 'w2', name: 'two', email: 'worker2@acme-staffing.example.test', token: 'wkt_2' },
+    { id: 'w3', name: 'three', email: 'worker3@acme-staffing.example.test', token: 'wkt_3' },
+    { id: 'w4', name: 'four', email: 'worker4@acme-staffing.example.test', token: 'wkt_4' },
   ],
 };
 
@@ -20,13 +20,16 @@ describe('seed helpers', () => {
     expect(slug('!!!')).toBe('organisation');
   });
 
-  it('plans numbered users (the first an admin) and workers', () => {
+  it('plans numbered users (the first an admin) and workers, each with an e-mail address to sign in with', () => {
     expect(seedPeople({ name: 'Acme Staffing', kind: 'agency', users: 2, workers: 2 })).toEqual({
       users: [
         { email: 'user1@acme-staffing.example', name: 'Acme Staffing user 1', role: 'admin' },
         { email: 'user2@acme-staffing.example', name: 'Acme Staffing user 2', role: 'member' },
       ],
-      workers: [{ name: 'Acme Staffing worker 1' }, { name: 'Acme Staffing worker 2' }],
+      workers: [
+        { name: 'Acme Staffing worker 1', email: 'worker1@acme-staffing.example.test' },
+        { name: 'Acme Staffing worker 2', email: 'worker2@acme-staffing.example.test' },
+      ],
     });
   });
 
@@ -39,6 +42,13 @@ describe('seed helpers', () => {
     expect(body.workerIds).toEqual(['w1', 'w2', 'w3']);
     expect(body.events.length).toBeGreaterThan(0);
     expect(hint).not.toContain('Note:');
+  });
+
+  it('says how to sign in as a seeded worker: their address at the worker sign-in, the link from the mail catcher', () => {
+    const hint = offerHint(RESULT, 'http://localhost:3000', 'http://localhost:3005');
+    expect(hint).toContain('http://localhost:3005/worker/sign-in');
+    expect(hint).toContain('worker1@acme-staffing.example.test');
+    expect(hint).toMatch(/mail catcher/);
   });
 
   it('says what is missing when there are no users or workers', () => {

@@ -1,13 +1,18 @@
 import { type DirectoryAdminClient, offerBody, type OrganisationKind } from '@availability/platform-client';
 import type { SeedOptions } from './args.js';
 
+/** The portal as `npm start` runs it, and its mail catcher's list of e-mail (tools/dev). */
+export const DEFAULT_PORTAL_URL = 'http://localhost:3005';
+const MAIL_CATCHER_LIST_URL = 'http://localhost:8025/api/v1/messages';
+
 /** What `seed` prints on stdout. Tokens appear here once: the directory keeps only their hashes. */
 export interface SeedResult {
   organisation: { id: string; name: string; kind: OrganisationKind };
   apiKey: { id: string; key: string };
   /** Each with a portal token (`put_…`) for the portal API: the company profile, webhooks, suggestions. */
   users: Array<{ id: string; email: string; name: string; role: string; portalToken: string }>;
-  workers: Array<{ id: string; name: string; token: string }>;
+  /** Each with an e-mail address: the worker app signs in only by a link e-mailed to it. */
+  workers: Array<{ id: string; name: string; email: string; token: string }>;
 }
 
 /** `Acme Staffing` → `acme-staffing`, for made-up e-mail addresses. */
@@ -31,7 +36,8 @@ export function seedPeople(options: SeedOptions) {
     name: `${options.name} user ${i + 1}`,
     role: i === 0 ? ('admin' as const) : ('member' as const),
   }));
-  const workers = Array.from({ length: options.workers }, (_, i) => ({ name: `${options.name} worker ${i + 1}` }));
+  // Workers sign in by e-mailed link, so each has an address, under a domain reserved for testing.
+  const workers = Array.from({ length: options.workers }, (_, i) => ({ name: `${options.name} worker ${i + 1}`, email: `worker${i + 1}@${slug(options.name)}.example.test` }));
   return { users, workers };
 }
 
@@ -49,12 +55,12 @@ export async function seed(admin: DirectoryAdminClient, options: SeedOptions): P
     organisation: { id: organisation.id, name: organisation.name, kind: organisation.kind },
     apiKey: organisation.apiKey,
     users,
-    workers: workers.map((worker) => ({ id: worker.id, name: worker.name, token: worker.token })),
+    workers: workers.map((worker, i) => ({ id: worker.id, name: worker.name, email: worker.email ?? people.workers[i].email, token: worker.token })),
   };
 }
 
-/** A copy-and-paste `POST /offer` for the seeded organisation (stderr, for people). */
-export function offerHint(result: SeedResult, offersUrl: string): string {
+/** A copy-and-paste `POST /offer` for the seeded organisation, and how to sign in as its people (stderr, for people). */
+export function offerHint(result: SeedResult, offersUrl: string, portalUrl = DEFAULT_PORTAL_URL): string {
   const userId = result.users[0]?.id ?? '<id of a user of the organisation>';
   const workerIds = result.workers.length > 0 ? result.workers.slice(0, 3).map((w) => w.id) : ['<id of a worker of the organisation>'];
   const body = JSON.stringify(offerBody(userId, workerIds));
@@ -67,8 +73,14 @@ export function offerHint(result: SeedResult, offersUrl: string): string {
     `    -H 'Content-Type: application/json' \\`,
     `    -d '${body}'`,
     ``,
-    `Workers sign in to the worker app with their token (GET ${offersUrl}/worker/offers, "Authorization: Bearer wkt_…").`,
   ];
+  const worker = result.workers[0];
+  if (worker) {
+    lines.push(
+      `Sign in as a worker at ${portalUrl}/worker/sign-in with their address (${worker.email}): the sign-in link goes by e-mail, and \`npm start\`'s mail catcher prints it (and lists it at ${MAIL_CATCHER_LIST_URL}).`,
+      `Their token works with the API too (GET ${offersUrl}/worker/offers, "Authorization: Bearer wkt_…").`,
+    );
+  }
   const admin = result.users[0];
   if (admin) lines.push(`${admin.email} uses the portal API (company profile, webhooks) with "Authorization: Bearer ${admin.portalToken}".`);
   if (result.users.length === 0) lines.push('Note: offers need a createdByUserId of the organisation; seed with --users 1 or more.');

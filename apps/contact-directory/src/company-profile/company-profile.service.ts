@@ -10,7 +10,7 @@ import { DEFAULT_SIGNATURE_SCHEMES, parseSignatureSchemes, type SignatureScheme 
 import { parseBaseUrl, secretProblem, signatureSchemesProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
 import { WebhookTargetChanges } from './webhook-target-changes.js';
 
-function view(organisationId: string, stored: StoredProfile | undefined, now = new Date()): CompanyProfileView {
+function view(organisationId: string, stored: StoredProfile | undefined, suggestionsAllowed: boolean, now = new Date()): CompanyProfileView {
   const previousActive = !!stored?.previousSecretSealed && !!stored.previousSecretUntil && stored.previousSecretUntil > now;
   return {
     organisationId,
@@ -18,6 +18,7 @@ function view(organisationId: string, stored: StoredProfile | undefined, now = n
     secretSet: !!stored,
     savedAt: stored ? stored.savedAt.toISOString() : null,
     suggestionsEnabled: stored?.suggestionsEnabled ?? false,
+    suggestionsAllowed,
     rotation: {
       previousSecretActive: previousActive,
       previousSecretExpiresAt: previousActive ? (stored?.previousSecretUntil as Date).toISOString() : null,
@@ -44,7 +45,8 @@ export class CompanyProfileService {
   ) {}
 
   async profile(user: PortalPrincipal): Promise<CompanyProfileView> {
-    return view(user.organisationId, await this.repository.profile(user.organisationId));
+    const [stored, allowed] = await Promise.all([this.repository.profile(user.organisationId), this.repository.mayProvideSuggestions(user.organisationId)]);
+    return view(user.organisationId, stored, allowed);
   }
 
   async saveWebhook(user: PortalPrincipal, body: unknown): Promise<CompanyProfileView> {
@@ -73,7 +75,7 @@ export class CompanyProfileService {
       return this.repository.saveWebhook(manager, user.organisationId, user.userId, baseUrl, sealed, previous, signatureSchemes);
     });
     await this.changes.changed(user.organisationId);
-    return view(user.organisationId, saved);
+    return view(user.organisationId, saved, await this.repository.mayProvideSuggestions(user.organisationId));
   }
 
   async deleteWebhook(user: PortalPrincipal): Promise<void> {
@@ -83,7 +85,8 @@ export class CompanyProfileService {
 
   async setSuggestions(user: PortalPrincipal, body: unknown): Promise<CompanyProfileView> {
     const enabled = enabledOf(body);
-    if (enabled && !(await this.repository.mayProvideSuggestions(user.organisationId))) {
+    const allowed = await this.repository.mayProvideSuggestions(user.organisationId);
+    if (enabled && !allowed) {
       throw new ProblemException(
         403,
         'suggestion-provider-not-approved',
@@ -95,7 +98,7 @@ export class CompanyProfileService {
       throw ProblemException.conflict('webhook-not-set-up', 'Save a webhook base URL on the company profile before offering contact suggestions.');
     }
     await this.changes.changed(user.organisationId);
-    return view(user.organisationId, updated);
+    return view(user.organisationId, updated, allowed);
   }
 
   private parse(body: unknown): { baseUrl: string; secret: string; signatureSchemes?: SignatureScheme[] } {

@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { EVENT_RECORD_MIN_RETENTION_DAYS } from '@availability/messaging';
 import { BusServiceConfig, developmentOnly, InProduction, IsHttpUrl, isUrlWithHost, oneOf, required, unset } from '@availability/service-core';
 import { DEFAULT_PUSH_SERVICE_HOSTS, PUSH_SERVICE_HOST_PATTERN, pushServiceHosts } from '../web-push/subscription-rules.js';
@@ -197,9 +197,13 @@ export class NotificationServiceConfig extends BusServiceConfig {
   @IsString()
   MAIL_FROM = 'Availability Platform <no-reply@availability.example>';
 
-  /** Link put in invitation e-mails (the worker app's download / sign-up page). */
+  /**
+   * Link put in invitation e-mails (`?invite=<id>` added). Empty: the portal's join page,
+   * `<PORTAL_URL>/join`, which says what happens next and leads to the worker sign-in.
+   */
+  @ValidateIf((config: NotificationServiceConfig) => config.INVITE_LINK_URL !== '')
   @IsHttpUrl()
-  INVITE_LINK_URL = 'https://availability.example/join';
+  INVITE_LINK_URL = '';
 
   /** The web portal's address: sign-in links go to `<PORTAL_URL>/sign-in` (portal users) and `<PORTAL_URL>/worker/sign-in`. */
   @IsHttpUrl({ withoutQueryOrFragment: true })

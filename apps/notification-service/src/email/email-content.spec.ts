@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { linksIn } from '@availability/testing';
-import { answersDigestEmail, digestJobId, digestWindow, inviteEmail, offerClosedEmail, plainName, signInJobId, signInLink, signInLinksEmail, webhookDisabledEmail } from './email-content.js';
+import { answersDigestEmail, digestJobId, digestWindow, inviteEmail, inviteLinkUrl, offerClosedEmail, plainName, signInJobId, signInLink, signInLinksEmail, webhookDisabledEmail } from './email-content.js';
 
 const offer = { offerId: 'o-1', title: 'Night pickers', notifyEmailAddress: 'ops@acme.test' };
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 9, 0, s));
@@ -12,6 +12,13 @@ describe('digest window', () => {
     expect(digestWindow(60_000 * 10 + 59_999, 60_000).windowStart).toBe(600_000);
     expect(digestWindow(60_000 * 11, 60_000).windowStart).toBe(660_000);
     expect(digestJobId('o-1', 600_000)).toBe('digest.o-1.600000');
+  });
+});
+
+describe('the invitation link', () => {
+  it('goes to the portal’s join page unless INVITE_LINK_URL names another', () => {
+    expect(inviteLinkUrl({ INVITE_LINK_URL: '', PORTAL_URL: 'https://portal.example/' })).toBe('https://portal.example/join');
+    expect(inviteLinkUrl({ INVITE_LINK_URL: 'https://app.example/get', PORTAL_URL: 'https://portal.example' })).toBe('https://app.example/get');
   });
 });
 

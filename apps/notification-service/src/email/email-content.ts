@@ -108,6 +108,11 @@ export function plainName(text: string): string {
   return characters.length > MAX_NAME_CHARACTERS ? `${characters.slice(0, MAX_NAME_CHARACTERS - 1).join('').trimEnd()}…` : plain;
 }
 
+/** Where invitations link: INVITE_LINK_URL when set, else the portal's join page. */
+export function inviteLinkUrl(config: { INVITE_LINK_URL: string; PORTAL_URL: string }): string {
+  return config.INVITE_LINK_URL || `${config.PORTAL_URL.replace(/\/+$/, '')}/join`;
+}
+
 export function inviteEmail(event: InviteCreatedEvent, inviteLinkUrl: string): MailMessage {
   const url = new URL(inviteLinkUrl);
   url.searchParams.set('invite', event.inviteId);

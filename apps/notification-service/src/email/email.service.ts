@@ -20,6 +20,7 @@ import {
   answersDigestEmail,
   digestJobId,
   inviteEmail,
+  inviteLinkUrl,
   type MailMessage,
   offerClosedEmail,
   type OfferOutcome,
@@ -94,7 +95,7 @@ export class EmailService implements OnApplicationBootstrap {
   }
 
   async onInviteCreated(event: InviteCreatedEvent): Promise<void> {
-    await this.enqueue(event.eventId, { kind: 'send', id: event.eventId, message: inviteEmail(event, this.config.INVITE_LINK_URL) });
+    await this.enqueue(event.eventId, { kind: 'send', id: event.eventId, message: inviteEmail(event, inviteLinkUrl(this.config)) });
   }
 
   async onOfferCreated(event: OfferCreatedEvent): Promise<void> {

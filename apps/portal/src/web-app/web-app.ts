@@ -18,6 +18,7 @@ export const PAGE_ROUTES = [
   '/worker/offers/:offerId',
   '/worker/notifications',
   '/worker/contacts',
+  '/join',
 ];
 
 /** First path segments that are never pages: the forwarding, the session, files, and the service's own endpoints. */

@@ -27,11 +27,22 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   return json as T;
 }
 
-/** The words to show for a failed call: the problem's detail and each field's messages. */
+/** A message as a sentence: "must be …" → "Must be …." */
+function sentence(message: string): string {
+  const text = message.trim();
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+}
+
+/**
+ * The words to show for a failed call: the problem's detail when it already says each field's
+ * message (a single-field problem repeats it), else each field's messages, once each. Field names
+ * (`invitations[0].name`) are the API's, not the person's: never shown.
+ */
 export function problemText(error: unknown): string {
   if (error instanceof ApiProblem) {
-    const fields = Object.entries(error.errors).map(([field, messages]) => `${field}: ${messages.join(', ')}`);
-    return [error.detail, ...fields].join(' ');
+    const messages = [...new Set(Object.values(error.errors).flat())];
+    const unsaid = messages.filter((message) => !error.detail.includes(message));
+    return unsaid.length === 0 ? sentence(error.detail) : unsaid.map(sentence).join(' ');
   }
   return error instanceof Error ? error.message : String(error);
 }

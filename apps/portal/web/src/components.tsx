@@ -20,6 +20,16 @@ export function Done({ text }: { text?: string }) {
   );
 }
 
+/** An outcome that is not a success (nothing was done, for a reason that is no error): neutral, as a note. */
+export function Notice({ text }: { text?: string }) {
+  if (!text) return null;
+  return (
+    <p className="note" role="status">
+      {text}
+    </p>
+  );
+}
+
 export function Loading({ what }: { what: string }) {
   return (
     <p className="muted" role="status">
@@ -71,6 +81,12 @@ export function When({ at, zoned = false }: { at?: string | null; zoned?: boolea
 /** Names the time zone times are shown in: the browser's. */
 export function TimeZoneNote() {
   return <p className="muted">Times are in your time zone, {Intl.DateTimeFormat().resolvedOptions().timeZone}.</p>;
+}
+
+/** A moment as a `datetime-local` input takes it (the reader's local time, to the minute). */
+export function localDateTime(ms: number): string {
+  const date = new Date(ms);
+  return new Date(ms - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
 
 /** A page or a thing that is not there: what happened in words, and the way back. */

@@ -5,6 +5,7 @@ import { Loading } from './components';
 import { Layout } from './layout';
 import { CompanyProfilePage } from './pages/company-profile';
 import { InvitesPage } from './pages/invites';
+import { JoinPage } from './pages/join';
 import { NotFoundPage } from './pages/not-found';
 import { OfferPage, OffersPage } from './pages/offers';
 import { SignInPage } from './pages/sign-in';
@@ -59,6 +60,7 @@ createRoot(document.getElementById('root') as HTMLElement).render(
             <Route path="/worker/notifications" element={worker(<WorkerNotificationsPage />)} />
             <Route path="/worker/contacts" element={worker(<WorkerContactsPage />)} />
             <Route path="/worker/*" element={<NotFoundPage />} />
+            <Route path="/join" element={<JoinPage />} />
           </Route>
         </Routes>
       </BrowserRouter>

@@ -30,6 +30,12 @@ export class CompanyProfileView {
   @ApiProperty({ description: 'Whether the organisation answers contact-suggestion searches', example: true })
   suggestionsEnabled: boolean;
 
+  @ApiProperty({
+    description: 'Whether the organisation may offer contact suggestions at all (integrators, and organisations a platform operator approved); when false, enabling them is refused',
+    example: true,
+  })
+  suggestionsAllowed: boolean;
+
   @ApiProperty({ type: SecretRotationView })
   rotation: SecretRotationView;
 

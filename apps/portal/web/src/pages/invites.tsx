@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
-import { Badge, Done, Loading, Page, Problem } from '../components';
+import { Badge, Done, Loading, Notice, Page, Problem } from '../components';
 import { useAction, useLoad } from '../hooks';
 import { useSession } from '../session';
 
@@ -42,6 +42,36 @@ interface SearchResult {
 
 const DIRECTORY = '/api/directory/portal';
 
+interface Invitation {
+  name: string;
+  emailAddress: string;
+  suggestedByOrganisationId?: string;
+}
+
+/** What became of each address: invited now, or invited before (nothing sent again). */
+type Invited = Map<string, 'invited' | 'already-invited'>;
+
+/** What an invitation request did, in words: a success only when something was sent. */
+interface InviteOutcome {
+  text: string;
+  sent: boolean;
+  invited: Invited;
+}
+
+async function sendInvitations(invitations: Invitation[]): Promise<InviteOutcome> {
+  const answer = await api<{ invitations: Array<{ emailAddress: string; created: boolean }> }>(`${DIRECTORY}/invitations`, { method: 'POST', body: { invitations } });
+  const created = answer.invitations.filter((invitation) => invitation.created).length;
+  const already = answer.invitations.length - created;
+  const invited: Invited = new Map(answer.invitations.map((invitation) => [invitation.emailAddress.toLowerCase(), invitation.created ? 'invited' : 'already-invited']));
+  return { text: `${created} ${created === 1 ? 'invitation' : 'invitations'} sent${already > 0 ? `; ${already} already invited` : ''}.`, sent: created > 0, invited };
+}
+
+/** An invitation request's outcome: success styling only when an invitation went out. */
+function InviteOutcomeText({ outcome }: { outcome?: InviteOutcome }) {
+  if (!outcome) return null;
+  return outcome.sent ? <Done text={outcome.text} /> : <Notice text={outcome.text} />;
+}
+
 export function InvitesPage() {
   const { person } = useSession();
   // Invitations are e-mail in the organisation's name: only its admins send them (members may search).
@@ -53,6 +83,8 @@ export function InvitesPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const search = useAction();
   const invite = useAction();
+  const [outcome, setOutcome] = useState<InviteOutcome | undefined>(undefined);
+  const [invited, setInvited] = useState<Invited>(new Map());
 
   const enabled = providers.value?.providers.filter((provider) => provider.enabled) ?? [];
   const chosenIds = chosen ?? new Set(enabled.map((provider) => provider.organisationId));
@@ -63,20 +95,23 @@ export function InvitesPage() {
       const found = await api<SearchResult>(`${DIRECTORY}/contact-suggestions/search`, { method: 'POST', body: { filter: filter || undefined, organisationIds: [...chosenIds] } });
       setResult(found);
       setSelected(new Set());
+      setOutcome(undefined);
       return `${found.suggestions.length} ${found.suggestions.length === 1 ? 'contact' : 'contacts'} found.`;
     });
   };
 
-  const sendInvites = () =>
+  const sendInvites = () => {
+    setOutcome(undefined);
     void invite.run(async () => {
       const invitations = (result?.suggestions ?? [])
         .filter((suggestion) => selected.has(suggestion.emailAddress))
         .map((suggestion) => ({ name: suggestion.name, emailAddress: suggestion.emailAddress, suggestedByOrganisationId: suggestion.organisationId }));
-      const answer = await api<{ invitations: Array<{ created: boolean }> }>(`${DIRECTORY}/invitations`, { method: 'POST', body: { invitations } });
-      const created = answer.invitations.filter((invitation) => invitation.created).length;
+      const sent = await sendInvitations(invitations);
+      setOutcome(sent);
+      setInvited(new Map([...invited, ...sent.invited]));
       setSelected(new Set());
-      return `${created} ${created === 1 ? 'invitation' : 'invitations'} sent${created < invitations.length ? `; ${invitations.length - created} already invited` : ''}.`;
     });
+  };
 
   const toggle = (set: Set<string>, value: string, on: boolean) => {
     const next = new Set(set);
@@ -131,7 +166,9 @@ export function InvitesPage() {
                 </label>
                 <Avatar name={suggestion.name} path={suggestion.profileImagePath} />
                 <div>
-                  <p className="name">{suggestion.name}</p>
+                  <p className="name">
+                    {suggestion.name} <InvitedBadge state={invited.get(suggestion.emailAddress.toLowerCase())} />
+                  </p>
                   <p className="muted">{suggestion.emailAddress}</p>
                   <ul className="ratings">
                     {suggestion.ratings.map((rating) => (
@@ -154,9 +191,10 @@ export function InvitesPage() {
             Invite {selected.size || ''} selected
           </button>
           <Problem text={invite.error} />
-          <Done text={invite.done} />
+          <InviteOutcomeText outcome={outcome} />
         </section>
       )}
+      {mayInvite && <InviteByAddress />}
     </Page>
   );
 }
@@ -173,4 +211,39 @@ function Avatar({ name, path }: { name: string; path?: string }) {
     );
   }
   return <img src={`/api/directory${path}`} alt="" width={48} height={48} onError={() => setFailed(true)} />;
+}
+
+function InvitedBadge({ state }: { state?: 'invited' | 'already-invited' }) {
+  if (!state) return null;
+  return state === 'invited' ? <Badge tone="good">Invited</Badge> : <Badge tone="wait">Already invited</Badge>;
+}
+
+/** Someone the hirer knows already, by name and address, without searching a provider. */
+function InviteByAddress() {
+  const [name, setName] = useState('');
+  const [emailAddress, setEmailAddress] = useState('');
+  const [outcome, setOutcome] = useState<InviteOutcome | undefined>(undefined);
+  const invite = useAction();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setOutcome(undefined);
+    void invite.run(async () => setOutcome(await sendInvitations([{ name, emailAddress }])));
+  };
+  return (
+    <form className="card stack narrow" onSubmit={submit} aria-labelledby="invite-address-heading">
+      <h2 id="invite-address-heading">Invite someone by e-mail</h2>
+      <label htmlFor="invite-name">Name</label>
+      <input id="invite-name" required maxLength={100} autoComplete="off" aria-describedby="invite-name-hint" value={name} onChange={(event) => setName(event.target.value)} />
+      <p id="invite-name-hint" className="muted">
+        A person’s name, up to 100 characters: letters, spaces and <code>{"' - , ."}</code>
+      </p>
+      <label htmlFor="invite-email">E-mail address</label>
+      <input id="invite-email" type="email" required maxLength={320} autoComplete="off" value={emailAddress} onChange={(event) => setEmailAddress(event.target.value)} />
+      <button type="submit" disabled={invite.busy}>
+        Invite
+      </button>
+      <Problem text={invite.error} />
+      <InviteOutcomeText outcome={outcome} />
+    </form>
+  );
 }

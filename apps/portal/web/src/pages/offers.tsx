@@ -71,7 +71,7 @@ export function OffersPage() {
         <p className="muted">{status ? `No ${status} offers.` : 'No offers yet. Offers your organisation sends through the offers API appear here.'}</p>
       ) : (
         <div className="table-scroll">
-          <table>
+          <table className="cards-on-phone">
             <caption className="visually-hidden">Your organisation’s offers, newest first</caption>
             <thead>
               <tr>
@@ -84,14 +84,14 @@ export function OffersPage() {
             <tbody>
               {offers.value.offers.map((offer) => (
                 <tr key={offer.id}>
-                  <td>
+                  <td data-label="Offer">
                     <Link to={`/offers/${offer.id}`}>{offer.title}</Link>
                   </td>
-                  <td>
+                  <td data-label="Sent">
                     <When at={offer.createdAt} />
                   </td>
-                  <td>{offer.status}</td>
-                  <td>
+                  <td data-label="Status">{offer.status}</td>
+                  <td data-label="Answers">
                     {offer.answers.applied} applied · {offer.answers.rejected} rejected · {offer.answers.none} not yet, of {offer.recipientCount}
                   </td>
                 </tr>

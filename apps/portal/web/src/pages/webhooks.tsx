@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
-import { Badge, ConfirmButton, Done, Loading, Page, Pager, Problem, When } from '../components';
+import { Badge, ConfirmButton, Done, Loading, localDateTime, Page, Pager, Problem, When } from '../components';
 import { useAction, useCursorPages, useLoad } from '../hooks';
 import { useSession } from '../session';
 
@@ -57,6 +57,8 @@ interface Endpoint {
 }
 
 const BASE = '/api/webhooks/portal/webhooks';
+/** How far back "redeliver failed since" reaches (webhook-dispatcher's REDELIVERY_WINDOW_DAYS). */
+const REDELIVERY_WINDOW_DAYS = 30;
 const STATUS_TONE: Record<DeliveryStatus, 'good' | 'bad' | 'wait' | 'plain'> = { succeeded: 'good', failed: 'bad', dead: 'bad', pending: 'wait', skipped: 'plain' };
 
 /** What the log can be searched by: the API's filter of each. */
@@ -107,7 +109,7 @@ export function WebhooksPage() {
           </label>
           <label>
             Since
-            <input type="datetime-local" value={filter.from} onChange={(event) => setFilter({ ...filter, from: event.target.value })} />
+            <input type="datetime-local" max={localDateTime(Date.now())} value={filter.from} onChange={(event) => setFilter({ ...filter, from: event.target.value })} />
           </label>
         </form>
         <SearchDeliveries onSearch={(by, text) => setFilter({ ...filter, searchBy: by, search: text })} />
@@ -225,6 +227,7 @@ function SearchDeliveries({ onSearch }: { onSearch: (by: SearchBy, text: string)
 
 function RedeliverSince({ onDone }: { onDone: () => Promise<unknown> }) {
   const [since, setSince] = useState('');
+  const now = Date.now();
   const redeliver = useAction();
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -238,7 +241,19 @@ function RedeliverSince({ onDone }: { onDone: () => Promise<unknown> }) {
     <form className="card stack" onSubmit={submit} aria-labelledby="redeliver-heading">
       <h2 id="redeliver-heading">Redeliver failed deliveries</h2>
       <label htmlFor="redeliver-since">Failed since</label>
-      <input id="redeliver-since" type="datetime-local" required value={since} onChange={(event) => setSince(event.target.value)} />
+      <input
+        id="redeliver-since"
+        type="datetime-local"
+        required
+        min={localDateTime(now - REDELIVERY_WINDOW_DAYS * 86_400_000)}
+        max={localDateTime(now)}
+        aria-describedby="redeliver-since-hint"
+        value={since}
+        onChange={(event) => setSince(event.target.value)}
+      />
+      <p id="redeliver-since-hint" className="muted">
+        A time in the last {REDELIVERY_WINDOW_DAYS} days.
+      </p>
       <button type="submit" disabled={redeliver.busy}>
         Redeliver failed since
       </button>
@@ -253,7 +268,7 @@ function DeliveryTable({ items, onRedelivered }: { items: Delivery[]; onRedelive
   if (items.length === 0) return <p className="muted">No deliveries match.</p>;
   return (
     <div className="table-scroll">
-      <table>
+      <table className="cards-on-phone">
         <caption className="visually-hidden">Webhook deliveries, newest first</caption>
         <thead>
           <tr>
@@ -286,22 +301,22 @@ function DeliveryRow({ delivery, open, onToggle, onRedelivered }: { delivery: De
   return (
     <>
       <tr data-delivery={delivery.id}>
-        <td>
+        <td data-label="Created">
           <When at={delivery.createdAt} />
         </td>
-        <td>
+        <td data-label="Event">
           {delivery.eventType} {delivery.test && <Badge tone="plain">test</Badge>}
           <br />
           <code className="muted">{delivery.webhookId}</code>
         </td>
-        <td>
+        <td data-label="About">
           <Subjects delivery={delivery} />
         </td>
-        <td>
+        <td data-label="Status">
           <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
         </td>
-        <td>{attempts.length}</td>
-        <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
+        <td data-label="Attempts">{attempts.length}</td>
+        <td data-label="Last answer">{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
         <td className="actions">
           <button type="button" className="secondary" aria-expanded={open} aria-label={`Details of delivery ${delivery.id}`} onClick={onToggle}>
             Details
