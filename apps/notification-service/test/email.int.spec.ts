@@ -146,7 +146,8 @@ describe('invitation e-mail', () => {
     expect(hello).toMatch(/^Hello Win at win\. example\. com http: \/ \/ evil\. test\/ now .*,$/);
     expect(`${mail.subject}\n${mail.text}`).not.toMatch(/[\u202E\r]/);
     expect(linksIn(mail.subject)).toEqual([]);
-    expect(linksIn(mail.text)).toEqual([`https://availability.example/join?invite=${event.inviteId}`]);
+    // The one link is the invitation's, on the portal's join page (PORTAL_URL, as INVITE_LINK_URL is not set).
+    expect(linksIn(mail.text)).toEqual([`http://localhost:3005/join?invite=${event.inviteId}`]);
   });
 });
 
