@@ -6,10 +6,10 @@ const RESULT: SeedResult = {
   apiKey: { id: 'key-1', key: 'apk_secret' },
   users: [{ id: 'user-1', email: 'user1@acme-staffing.example', name: 'Acme Staffing user 1', role: 'admin', portalToken: 'put_example' }],
   workers: [
-    { id: 'w1', name: 'one', email: 'worker1@acme-staffing.example.test', token: 'wkt_1' },
-    { id: 'w2', name: 'two', email: 'worker2@acme-staffing.example.test', token: 'wkt_2' },
-    { id: 'w3', name: 'three', email: 'worker3@acme-staffing.example.test', token: 'wkt_3' },
-    { id: 'w4', name: 'four', email: 'worker4@acme-staffing.example.test', token: 'wkt_4' },
+    { id: 'w1', name: 'one', email: 'worker1@acme-staffing.example', token: 'wkt_1' },
+    { id: 'w2', name: 'two', email: 'worker2@acme-staffing.example', token: 'wkt_2' },
+    { id: 'w3', name: 'three', email: 'worker3@acme-staffing.example', token: 'wkt_3' },
+    { id: 'w4', name: 'four', email: 'worker4@acme-staffing.example', token: 'wkt_4' },
   ],
 };
 
@@ -27,8 +27,8 @@ describe('seed helpers', () => {
         { email: 'user2@acme-staffing.example', name: 'Acme Staffing user 2', role: 'member' },
       ],
       workers: [
-        { name: 'Acme Staffing worker 1', email: 'worker1@acme-staffing.example.test' },
-        { name: 'Acme Staffing worker 2', email: 'worker2@acme-staffing.example.test' },
+        { name: 'Acme Staffing worker 1', email: 'worker1@acme-staffing.example' },
+        { name: 'Acme Staffing worker 2', email: 'worker2@acme-staffing.example' },
       ],
     });
   });
@@ -47,7 +47,7 @@ describe('seed helpers', () => {
   it('says how to sign in as a seeded worker: their address at the worker sign-in, the link from the mail catcher', () => {
     const hint = offerHint(RESULT, 'http://localhost:3000', 'http://localhost:3005');
     expect(hint).toContain('http://localhost:3005/worker/sign-in');
-    expect(hint).toContain('worker1@acme-staffing.example.test');
+    expect(hint).toContain('worker1@acme-staffing.example');
     expect(hint).toMatch(/mail catcher/);
   });
 

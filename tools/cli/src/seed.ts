@@ -36,8 +36,8 @@ export function seedPeople(options: SeedOptions) {
     name: `${options.name} user ${i + 1}`,
     role: i === 0 ? ('admin' as const) : ('member' as const),
   }));
-  // Workers sign in by e-mailed link, so each has an address, under a domain reserved for testing.
-  const workers = Array.from({ length: options.workers }, (_, i) => ({ name: `${options.name} worker ${i + 1}`, email: `worker${i + 1}@${slug(options.name)}.example.test` }));
+  // Workers sign in by e-mailed link, so each has an address, under the same reserved domain.
+  const workers = Array.from({ length: options.workers }, (_, i) => ({ name: `${options.name} worker ${i + 1}`, email: `worker${i + 1}@${domain}` }));
   return { users, workers };
 }
 

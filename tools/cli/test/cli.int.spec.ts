@@ -77,6 +77,7 @@ describe('cli against a running contact-directory', () => {
       workers: [1, 2, 3].map((n) => ({
         id: expect.stringMatching(UUID),
         name: `CLI Test Agency worker ${n}`,
+        email: `worker${n}@cli-test-agency.example`,
         token: expect.stringMatching(/^wkt_[A-Za-z0-9_-]{43}$/),
       })),
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { answerViolations, apiVersionViolations, documentedProblemTypes, portalViolations } from './checks.js';
+import { answerViolations, apiVersionViolations, documentedProblemTypes, portalViolations, tenantViolations } from './checks.js';
 import type { FuzzResponse } from './driver.js';
 import type { FuzzRequest } from './requests.js';
 import type { FuzzWorld, PortalSessions } from './world.js';
@@ -131,5 +131,27 @@ describe('portalViolations', () => {
       expect(portalViolations(world, request, { ...ok, status: 204 })).toEqual([expect.stringMatching(/portal's origin/)]);
     }
     expect(portalViolations(world, through('GET', '/session', { cookie: asAdmin.cookie, origin: 'https://evil.example' }), ok)).toEqual([]);
+  });
+});
+
+describe('tenantViolations', () => {
+  const home = { offerIds: ['home-offer'] };
+  const other = { apiKey: 'apk_other', adminUser: { token: 'put_other_admin' }, memberUser: { token: 'put_other_member' }, workers: [] };
+  const world = { home, other, portal: { otherAdmin: 'other-cookie' }, deliveryIds: ['7'] } as unknown as FuzzWorld;
+  const asOther = (path: string): FuzzRequest => ({ ...request(path), app: 'webhook-dispatcher', headers: { authorization: 'Bearer put_other_admin' } });
+  const answer = (text: string): FuzzResponse => ({ status: 200, headers: {}, text, ms: 1 });
+
+  it('flags a 2xx for another organisation’s offer or delivery named in the path', () => {
+    expect(tenantViolations(world, asOther('/offer/home-offer'), answer('{}'))).toHaveLength(1);
+    expect(tenantViolations(world, asOther('/portal/webhooks/deliveries/7'), answer('{}'))).toHaveLength(1);
+  });
+
+  it('accepts a filter naming another organisation’s offer when it finds nothing, and flags one that finds it', () => {
+    expect(tenantViolations(world, asOther('/portal/webhooks/deliveries?offerId=home-offer'), answer('{"items":[],"nextCursor":null}'))).toEqual([]);
+    expect(tenantViolations(world, asOther('/portal/webhooks/deliveries?offerId=home-offer'), answer('{"items":[{"offerId":"home-offer"}]}'))).toHaveLength(1);
+  });
+
+  it('leaves the home organisation’s own credentials alone', () => {
+    expect(tenantViolations(world, { ...asOther('/offer/home-offer'), headers: { authorization: 'Bearer apk_home' } }, answer('{"id":"home-offer"}'))).toEqual([]);
   });
 });

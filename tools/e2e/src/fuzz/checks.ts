@@ -54,7 +54,7 @@ export function answerViolations(outcome: FuzzOutcome, types: Map<string, number
 /**
  * A credential of the other organisation (its API key, workers or portal users) must never be
  * answered with a 2xx about one of the home organisation's offers or webhook deliveries: those of
- * another organisation are a 404, as if they did not exist.
+ * another organisation are a 404, as if they did not exist, and a filter naming one finds nothing.
  */
 export function tenantViolations(world: FuzzWorld, request: FuzzRequest, outcome: FuzzOutcome): string[] {
   if (!isResponse(outcome) || outcome.status >= 300) return [];
@@ -64,7 +64,10 @@ export function tenantViolations(world: FuzzWorld, request: FuzzRequest, outcome
   const credential =
     request.app === 'portal' ? String(request.headers.cookie ?? '') : `${request.headers.authorization ?? ''} ${request.headers['x-api-key'] ?? ''}`;
   if (!foreign.some((token) => credential.includes(token))) return [];
-  const offer = home.offerIds.find((id) => request.path.includes(id));
+  // An offer named in the path is a resource of its own; named in the query it is a filter, which
+  // may answer 2xx as long as it finds nothing of the home organisation's.
+  const resource = request.path.split('?')[0];
+  const offer = home.offerIds.find((id) => resource.includes(id) || outcome.text.includes(id));
   if (offer) return [`HTTP ${outcome.status} to another organisation's credential for the home organisation's offer ${offer}`];
   // The seeded deliveries are all the home organisation's (the other has no webhook endpoint); the portal forwards /api/webhooks/… to them.
   const delivery = /^(?:\/api\/webhooks)?\/portal\/webhooks\/deliveries\/([^/?#]+)/.exec(request.path)?.[1];

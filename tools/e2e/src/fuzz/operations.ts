@@ -65,6 +65,9 @@ const email = (n: number) => `fuzz${n}@fuzz.example`;
 /** The filters of the dispatcher's delivery lists (operator and portal). */
 const deliveryFilters: Record<string, Pool> = {
   before: () => ['1', '1000000'],
+  offerId: (w) => [...homeOffers(w), ...w.other.offerIds],
+  workerId: workers,
+  webhookId: (w) => [`${w.home.offerIds[0]}:${w.home.organisationId}`, '00000000-0000-4000-8000-000000000000:00000000-0000-4000-8000-000000000000'],
   limit: () => ['1', '50', '200'],
   status: () => ['pending', 'succeeded', 'failed', 'dead', 'skipped'],
   eventType: () => ['offer-response', 'contact-added'],
@@ -279,6 +282,7 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
       body: { valid: (_, n) => ({ since: new Date(Date.now() - (n % 7) * 86_400_000).toISOString(), statuses: ['failed', 'dead'] }) },
     },
     'GET /portal/webhooks/endpoint': { auth: 'portal' },
+    'GET /portal/webhooks/signing-keys': { auth: 'portal' },
     'POST /portal/webhooks/endpoint/enable': { auth: 'portal-admin' },
     'POST /portal/webhooks/test-events': { auth: 'portal', body: { valid: (_, n) => ({ type: n % 2 === 0 ? 'offer-response' : 'contact-added' }) } },
     'GET /.well-known/webhook-keys.json': { auth: 'none' },
