@@ -7,6 +7,7 @@ export * from './config/load-config.js';
 export { isLocalHost, natsRequiresTls, natsServers } from './config/plain-connections.js';
 export * from './config/production-rules.js';
 export * from './config/service.config.js';
+export * from './config/event-record-retention.js';
 export * from './database/database.module.js';
 export * from './database/prepared.js';
 export * from './database/database-unavailable.js';

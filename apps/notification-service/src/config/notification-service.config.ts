@@ -1,6 +1,5 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
-import { EVENT_RECORD_MIN_RETENTION_DAYS } from '@availability/messaging';
-import { BusServiceConfig, developmentOnly, InProduction, IsHttpUrl, isUrlWithHost, oneOf, required, unset } from '@availability/service-core';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { BusServiceConfig, developmentOnly, InProduction, IsHttpUrl, isUrlWithHost, oneOf, OutlivesEventStream, required, unset } from '@availability/service-core';
 import { DEFAULT_PUSH_SERVICE_HOSTS, PUSH_SERVICE_HOST_PATTERN, pushServiceHosts } from '../web-push/subscription-rules.js';
 
 /** notification-service settings (on top of ServiceConfig); see apps/notification-service/README.md. */
@@ -125,14 +124,14 @@ export class NotificationServiceConfig extends BusServiceConfig {
    * event's pushes are still being sent. At least a day longer than the event stream keeps events: the
    * row is also what tells a copy of the event that its worker was notified already.
    */
-  @IsInt()
-  @Min(EVENT_RECORD_MIN_RETENTION_DAYS)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @OutlivesEventStream()
   @Max(3_650)
   WORKER_NOTIFICATION_RETENTION_DAYS = 30;
 
   /** Days the push log (one row per event and device) is kept, then pruned, as WORKER_NOTIFICATION_RETENTION_DAYS. */
-  @IsInt()
-  @Min(EVENT_RECORD_MIN_RETENTION_DAYS)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @OutlivesEventStream()
   @Max(3_650)
   PUSH_LOG_RETENTION_DAYS = 30;
 
@@ -140,8 +139,8 @@ export class NotificationServiceConfig extends BusServiceConfig {
    * Days an answer is kept after its digest e-mail went (or, never e-mailed, after it was recorded),
    * then pruned. At least a day longer than the event stream keeps events, as for notifications.
    */
-  @IsInt()
-  @Min(EVENT_RECORD_MIN_RETENTION_DAYS)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @OutlivesEventStream()
   @Max(3_650)
   ANSWER_RETENTION_DAYS = 30;
 

@@ -62,6 +62,17 @@ describe('WebhookDispatcherConfig', () => {
     expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_DISABLE_AFTER_HOURS: '-1' })).toThrow(/WEBHOOK_DISABLE_AFTER_HOURS/);
   });
 
+  it('keeps deliveries longer than the event stream keeps events, by a day or by the stream\'s age when that is shorter', () => {
+    expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_DELIVERY_RETENTION_DAYS: '7.5' })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS: fails longer than the event stream/);
+    expect(loadConfig(WebhookDispatcherConfig, { WEBHOOK_DELIVERY_RETENTION_DAYS: '8' }).WEBHOOK_DELIVERY_RETENTION_DAYS).toBe(8);
+    // Minutes, as a soak runs: a one-minute stream, deliveries kept two minutes at least.
+    const minutes = { EVENTS_STREAM_MAX_AGE_DAYS: String(1 / 1440) };
+    expect(loadConfig(WebhookDispatcherConfig, { ...minutes, WEBHOOK_DELIVERY_RETENTION_DAYS: String(2 / 1440) }).WEBHOOK_DELIVERY_RETENTION_DAYS).toBeCloseTo(2 / 1440);
+    expect(() => loadConfig(WebhookDispatcherConfig, { ...minutes, WEBHOOK_DELIVERY_RETENTION_DAYS: String(1.5 / 1440) })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS/);
+    expect(loadConfig(WebhookDispatcherConfig, { WEBHOOK_DEAD_LETTER_RETENTION_DAYS: '0' }).WEBHOOK_DEAD_LETTER_RETENTION_DAYS).toBe(0);
+    expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_DEAD_LETTER_RETENTION_DAYS: '3' })).toThrow(/WEBHOOK_DEAD_LETTER_RETENTION_DAYS: fails zero, or longer/);
+  });
+
   it('rejects nonsense retry settings', () => {
     expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_MAX_ATTEMPTS: '0' })).toThrow(/WEBHOOK_MAX_ATTEMPTS/);
     expect(() => loadConfig(WebhookDispatcherConfig, { WEBHOOK_TIMEOUT_MS: '5' })).toThrow(/WEBHOOK_TIMEOUT_MS/);

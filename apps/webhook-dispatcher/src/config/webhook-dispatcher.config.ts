@@ -1,6 +1,6 @@
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidateIf } from 'class-validator';
-import { caFileOf, ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, IsHttpUrl, realSecret, required } from '@availability/service-core';
-import { EVENT_RECORD_MIN_RETENTION_DAYS, sealingKeysProblems } from '@availability/messaging';
+import { caFileOf, ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, IsHttpUrl, OutlivesEventStream, realSecret, required } from '@availability/service-core';
+import { sealingKeysProblems } from '@availability/messaging';
 import { type OutboundClientOptions } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
 import type { EndpointGateOptions } from '../domain/endpoint-gate.js';
@@ -165,8 +165,8 @@ export class WebhookDispatcherConfig extends IntegratorCallerConfig {
    * then pruned: the delivery log shows this far back, and a redelivery reaches no further. At least
    * a day longer than the event stream keeps events, so a copy of an event never finds its delivery gone.
    */
-  @IsInt()
-  @Min(EVENT_RECORD_MIN_RETENTION_DAYS)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @OutlivesEventStream()
   @Max(3_650)
   WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
 
@@ -174,12 +174,9 @@ export class WebhookDispatcherConfig extends IntegratorCallerConfig {
    * Days a dead letter (a delivery given up) is kept after it died. 0: until it is handled (redelivered,
    * after which it is kept as any other delivery); else at least as long as the delivery log's minimum.
    */
-  @IsInt()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
   @Max(3_650)
-  @ValidateBy({
-    name: `0, or at least ${EVENT_RECORD_MIN_RETENTION_DAYS}`,
-    validator: { validate: (value: unknown) => value === 0 || (typeof value === 'number' && value >= EVENT_RECORD_MIN_RETENTION_DAYS) },
-  })
+  @OutlivesEventStream({ orZero: true })
   WEBHOOK_DEAD_LETTER_RETENTION_DAYS = 0;
 
   /** How long verifiers may cache the published key set (its Cache-Control max-age). */

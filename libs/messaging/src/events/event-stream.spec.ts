@@ -34,6 +34,9 @@ describe('ensureEventStream on the authorised bus', () => {
     // A limit changed in the configuration is the stream's at contact-directory's next start.
     await ensureEventStream(await jetstreamManager(directory), { ...options, maxBytes: 64 * 1024 ** 2 });
     expect((await observer.streams.info(namespace.stream)).config.max_bytes).toBe(64 * 1024 ** 2);
+    // And so is an age changed in the configuration, with the duplicate window it allows.
+    await ensureEventStream(await jetstreamManager(directory), { ...options, maxBytes: 64 * 1024 ** 2, maxAgeMs: 300_000 });
+    expect((await observer.streams.info(namespace.stream)).config).toMatchObject({ max_age: 300_000 * 1e6, duplicate_window: 300_000 * 1e6 });
     await Promise.all([offersApi.close(), directory.close(), observerConnection.close()]);
   });
 
@@ -60,6 +63,15 @@ describe('ensureEventStream on the authorised bus', () => {
     expect(eventStreamConfig(eventStreamOptions(loadConfig(ServiceConfig, {})))).toMatchObject({ max_bytes: 1024 ** 3, discard: DiscardPolicy.New });
     expect(eventStreamConfig(eventStreamOptions(loadConfig(ServiceConfig, { EVENTS_STREAM_MAX_BYTES: '8589934592' }))).max_bytes).toBe(8 * 1024 ** 3);
     expect(() => loadConfig(ServiceConfig, { EVENTS_STREAM_MAX_BYTES: '1000' })).toThrow(/EVENTS_STREAM_MAX_BYTES/);
+  });
+
+  it('keeps events EVENTS_STREAM_MAX_AGE_DAYS, seven days unless configured, and remembers message ids no longer than it keeps them', () => {
+    const week = eventStreamConfig(eventStreamOptions(loadConfig(ServiceConfig, {})));
+    expect(week).toMatchObject({ max_age: 7 * 86_400_000 * 1e6, duplicate_window: 10 * 60_000 * 1e6 });
+    // A soak's stream: two minutes.
+    const soak = eventStreamConfig(eventStreamOptions(loadConfig(ServiceConfig, { EVENTS_STREAM_MAX_AGE_DAYS: String(2 / 1440) })));
+    expect(soak).toMatchObject({ max_age: 120_000 * 1e6, duplicate_window: 120_000 * 1e6 });
+    expect(() => loadConfig(ServiceConfig, { EVENTS_STREAM_MAX_AGE_DAYS: '0.0001' })).toThrow(/EVENTS_STREAM_MAX_AGE_DAYS/);
   });
 
   it('keeps one copy unless the configuration asks a cluster for more', () => {

@@ -2,7 +2,7 @@ import { DiscardPolicy, type JetStreamManager, RetentionPolicy, StorageType, typ
 import { Logger } from '@nestjs/common';
 import { nanos, PermissionViolationError } from '@nats-io/transport-node';
 import { STREAM_SUBJECT_ROOTS } from '@availability/contracts';
-import { ServiceConfig } from '@availability/service-core';
+import { DAY_MS, ServiceConfig } from '@availability/service-core';
 
 export interface EventStreamOptions {
   name: string;
@@ -11,27 +11,30 @@ export interface EventStreamOptions {
   replicas?: number;
   /** Bytes the stream holds at most (EVENTS_STREAM_MAX_BYTES); EVENTS_STREAM_DEFAULT_MAX_BYTES when not given. */
   maxBytes?: number;
+  /** How long the stream keeps an event (EVENTS_STREAM_MAX_AGE_DAYS); ServiceConfig's default when not given. */
+  maxAgeMs?: number;
 }
 
 /** ServiceConfig's default of EVENTS_STREAM_MAX_BYTES (1 GiB). */
 export const EVENTS_STREAM_DEFAULT_MAX_BYTES = new ServiceConfig().EVENTS_STREAM_MAX_BYTES;
+const DEFAULT_MAX_AGE_MS = new ServiceConfig().EVENTS_STREAM_MAX_AGE_DAYS * DAY_MS;
 
 /** The stream as every service names it from its configuration. */
 export function eventStreamOptions(config: ServiceConfig): EventStreamOptions {
-  return { name: config.EVENTS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX, replicas: config.EVENTS_STREAM_REPLICAS, maxBytes: config.EVENTS_STREAM_MAX_BYTES };
+  return {
+    name: config.EVENTS_STREAM,
+    subjectPrefix: config.NATS_SUBJECT_PREFIX,
+    replicas: config.EVENTS_STREAM_REPLICAS,
+    maxBytes: config.EVENTS_STREAM_MAX_BYTES,
+    maxAgeMs: Math.round(config.EVENTS_STREAM_MAX_AGE_DAYS * DAY_MS),
+  };
 }
 
-/** How long JetStream remembers a Nats-Msg-Id: a relay that crashes after publishing and restarts within it publishes no duplicate. */
-export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
-const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
-
 /**
- * The shortest retention, in days, of a log whose rows also recognise an event already handled (a
- * webhook delivery, a worker's notification, a push, an answer): a day longer than the stream keeps
- * events, so no copy of an event (redelivered, or replayed by a consumer reset) can arrive after the
- * row that would recognise it is gone and be handled a second time.
+ * How long JetStream remembers a Nats-Msg-Id: a relay that crashes after publishing and restarts within
+ * it publishes no duplicate. No longer than the stream keeps events (JetStream's rule).
  */
-export const EVENT_RECORD_MIN_RETENTION_DAYS = MAX_AGE_MS / 86_400_000 + 1;
+export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 
 /**
  * The stream keeps events `max_age` and at most `max_bytes`. At the byte limit it refuses new events
@@ -40,13 +43,14 @@ export const EVENT_RECORD_MIN_RETENTION_DAYS = MAX_AGE_MS / 86_400_000 + 1;
  * raised (docs/operator-guide.md "Bounds").
  */
 export function eventStreamConfig(options: EventStreamOptions): Partial<StreamConfig> & { name: string; subjects: string[]; max_bytes: number; discard: DiscardPolicy } {
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   return {
     name: options.name,
     subjects: STREAM_SUBJECT_ROOTS.map((root) => `${options.subjectPrefix}${root}.>`),
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
-    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-    max_age: nanos(MAX_AGE_MS),
+    duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, maxAgeMs)),
+    max_age: nanos(maxAgeMs),
     max_bytes: options.maxBytes ?? EVENTS_STREAM_DEFAULT_MAX_BYTES,
     discard: DiscardPolicy.New,
     num_replicas: options.replicas ?? 1,
@@ -63,7 +67,8 @@ export async function ensureEventStream(jsm: JetStreamManager, options: EventStr
     if (lacks.length > 0) {
       const subjects = [...(info.config.subjects ?? []), ...config.subjects.filter((subject) => !info.config.subjects?.includes(subject))];
       try {
-        await jsm.streams.update(config.name, { ...info.config, subjects, num_replicas: config.num_replicas, max_bytes: config.max_bytes, discard: config.discard });
+        const { num_replicas, max_bytes, discard, max_age, duplicate_window } = config;
+        await jsm.streams.update(config.name, { ...info.config, subjects, num_replicas, max_bytes, discard, max_age, duplicate_window });
       } catch (error) {
         // Only contact-directory may change the stream (bus-permissions.ts); it updates it when it starts.
         if (!isPermissionViolation(error)) throw error;
@@ -101,6 +106,8 @@ function differences(actual: StreamConfig, wanted: ReturnType<typeof eventStream
     ...(actual.num_replicas !== wanted.num_replicas ? [`${wanted.num_replicas} replicas (has ${actual.num_replicas})`] : []),
     ...(actual.max_bytes !== wanted.max_bytes ? [`max_bytes ${wanted.max_bytes} (has ${actual.max_bytes})`] : []),
     ...(actual.discard !== wanted.discard ? [`discard ${wanted.discard} (has ${actual.discard})`] : []),
+    ...(actual.max_age !== wanted.max_age ? [`max_age ${wanted.max_age} ns (has ${actual.max_age})`] : []),
+    ...(actual.duplicate_window !== wanted.duplicate_window ? [`duplicate_window ${wanted.duplicate_window} ns (has ${actual.duplicate_window})`] : []),
   ];
 }
 

@@ -119,7 +119,7 @@ export class ServiceConfig {
   EVENTS_STREAM_REPLICAS = 1;
 
   /**
-   * Bytes the event stream holds at most (each replica on its server's disk), besides its seven days.
+   * Bytes the event stream holds at most (each replica on its server's disk), besides its EVENTS_STREAM_MAX_AGE_DAYS.
    * At the limit JetStream refuses new events and the outboxes keep them until older events age out
    * or the limit is raised (docs/operator-guide.md "Bounds"). Below the NATS servers' JetStream
    * storage; an existing stream is brought to it when contact-directory starts (never below what it
@@ -128,6 +128,18 @@ export class ServiceConfig {
   @IsInt()
   @Min(1_048_576)
   EVENTS_STREAM_MAX_BYTES = 1_073_741_824;
+
+  /**
+   * Days the event stream keeps an event (JetStream `max_age`; a fraction is allowed, at least a
+   * minute): long enough for a consumer that was down to catch up. Every service must have the same
+   * value: the logs that recognise events already handled are kept longer than this (a day longer,
+   * eventRecordMinRetentionDays), and contact-directory brings an existing stream to it when it
+   * starts. Lowering it drops the events older than the new age, read or not.
+   */
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(1 / 1440)
+  @Max(3_650)
+  EVENTS_STREAM_MAX_AGE_DAYS = 7;
 
   /**
    * Prefix of every NATS subject the platform uses, events and requests alike (e.g. `staging.`), so
@@ -292,17 +304,17 @@ export class BusServiceConfig extends ServiceConfig {
   RETENTION_RUN_MS = 5_000;
 
   /**
-   * Days a parked event is kept once an operator marked it handled (`handled_at`); one not handled is
-   * kept until it is. Used by the services that consume events (notification-service, webhook-dispatcher).
+   * Days a parked event is kept once an operator marked it handled (`handled_at`; a fraction is
+   * allowed); one not handled is kept until it is. Used by the services that consume events (notification-service, webhook-dispatcher).
    */
-  @IsInt()
-  @Min(1)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(1 / 1440)
   @Max(3_650)
   PARKED_EVENT_RETENTION_DAYS = 30;
 
-  /** How long published outbox rows are kept for inspection before they are pruned. */
-  @IsInt()
-  @Min(1)
+  /** Hours published outbox rows are kept for inspection before they are pruned (a fraction is allowed, at least a minute). */
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(1 / 60)
   @Max(8_760)
   OUTBOX_RETENTION_HOURS = 24;
 }
