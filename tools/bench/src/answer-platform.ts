@@ -97,14 +97,14 @@ export class AnswerPlatform {
   /** Offers at `rate` a second for `seconds`, each to every worker; their (offer, worker) pairs may then be answered. */
   async createOffers(rate: number, seconds: number, signal: AbortSignal): Promise<Array<Sent & { offerId: string }>> {
     const body = offerBody(this.org.user.id, this.workerIds);
-    const offers = await paced(rate, seconds, signal, async () => {
+    // Each offer's pairs may be answered as soon as it exists: a soak answers while it creates offers.
+    return paced(rate, seconds, signal, async () => {
       const sentAt = Date.now();
       const created = await this.sender.createOffer(body);
       expectStatus(created, 201);
+      this.pairs.push(...this.org.workers.map((worker) => ({ offerId: created.text, workerId: worker.id, token: worker.token })));
       return { key: created.text, offerId: created.text, sentAt, acceptedAt: Date.now() };
     });
-    this.pairs.push(...offers.flatMap((offer) => this.org.workers.map((worker) => ({ offerId: offer.offerId, workerId: worker.id, token: worker.token }))));
-    return offers;
   }
 
   /** Answers not made yet, of the offers created so far. */

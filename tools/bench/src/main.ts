@@ -5,6 +5,7 @@ import { type Defer, type OffersBenchSettings, runOffersBench } from './offers.b
 import { type PlatformBenchSettings, runPlatformBench } from './platform.bench.js';
 import { runWorstOfferBench } from './worst-offer.bench.js';
 import { runHistoryBench } from './history.bench.js';
+import { runSoakBench } from './soak.bench.js';
 import { type BenchReport, formatReport, saveReport } from './report.js';
 
 /**
@@ -12,6 +13,7 @@ import { type BenchReport, formatReport, saveReport } from './report.js';
  *  --rate=300 --rate-connections=.. --offers=100 --rounds=3]`, `npm run bench -- worst-offer [--repeats=20]`, or the same as BENCH_DURATION, BENCH_WARMUP, ...
  * `--cluster` (BENCH_CLUSTER=true) runs offers and platform on a three-node NATS cluster, the stream replicated three times.
  * `history [--scale=1 --page-requests=200]` (named only): the platform on a database grown to a year of history beside a young one.
+ * `soak [--minutes=30 --answer-rate=100 --stream-minutes=2 --sample-seconds=10]` (named only): the platform for half an hour, its logs kept minutes.
  * `platform --servers=own|tls` (BENCH_SERVERS) runs it on PostgreSQL and Redis of its own, or on its own PostgreSQL, NATS and Redis over TLS.
  * Exits 0 when targets are missed (it is a measurement); 1 when the benchmark itself failed.
  */
@@ -31,6 +33,9 @@ const OPTIONS = {
   repeats: { env: 'BENCH_REPEATS', default: 20 },
   scale: { env: 'BENCH_SCALE', default: 1 },
   'page-requests': { env: 'BENCH_PAGE_REQUESTS', default: 200 },
+  minutes: { env: 'BENCH_SOAK_MINUTES', default: 30 },
+  'stream-minutes': { env: 'BENCH_SOAK_STREAM_MINUTES', default: 2 },
+  'sample-seconds': { env: 'BENCH_SOAK_SAMPLE_SECONDS', default: 10 },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -74,6 +79,8 @@ const BENCHMARKS: Record<string, (settings: Settings, signal: AbortSignal, defer
       defer,
     ),
   'worst-offer': (o, signal, defer) => runWorstOfferBench({ repeats: o.repeats }, signal, defer),
+  soak: (o, signal, defer) =>
+    runSoakBench({ minutes: o.minutes, answerRate: o['answer-rate'], streamMinutes: o['stream-minutes'], sampleSeconds: o['sample-seconds'] }, signal, defer),
   history: (o, signal, defer) =>
     runHistoryBench(
       { scale: o.scale, durationSeconds: o.duration, warmupSeconds: o.warmup, answerRate: o['answer-rate'], offerRate: o['offer-rate'], pageRequests: o['page-requests'] },
@@ -82,8 +89,8 @@ const BENCHMARKS: Record<string, (settings: Settings, signal: AbortSignal, defer
     ),
 };
 
-/** Benchmarks run only when named: they take many minutes (history grows tens of millions of rows). */
-const NAMED_ONLY = ['history'];
+/** Benchmarks run only when named: they take many minutes (history grows tens of millions of rows; a soak runs half an hour). */
+const NAMED_ONLY = ['history', 'soak'];
 
 /**
  * Benchmarks that live with their service (`apps/<app>/bench/main.ts`), run as their own process so
