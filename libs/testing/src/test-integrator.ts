@@ -22,7 +22,7 @@ export interface ReceivedCall {
 }
 
 /** What the integrator answers a call: a status, or a status and a body. */
-export type IntegratorAnswer = number | { status: number; body?: string; contentType?: string };
+export type IntegratorAnswer = number | { status: number; body?: string; contentType?: string; headers?: Record<string, string> };
 
 export interface TestIntegratorOptions {
   /** The secret signatures are verified with (several while one rotates). */
@@ -104,8 +104,8 @@ export class TestIntegrator {
       };
       this.calls.push(call);
       const answer = this.options.answer ? this.options.answer(call) : this.defaultAnswer(call);
-      const { status, body: answerBody = '', contentType } = typeof answer === 'number' ? { status: answer } : answer;
-      res.writeHead(status, contentType ? { 'content-type': contentType } : {}).end(answerBody);
+      const { status, body: answerBody = '', contentType, headers = {} } = typeof answer === 'number' ? { status: answer } : answer;
+      res.writeHead(status, { ...headers, ...(contentType ? { 'content-type': contentType } : {}) }).end(answerBody);
     });
   }
 }

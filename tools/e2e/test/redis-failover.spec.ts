@@ -1,9 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
 import { offerBody, OffersClient, type SeededOrganisation } from '@availability/platform-client';
 import {
   eventually,
   queryDatabase,
+  type IntegratorAnswer,
   type ReceivedCall,
   seedAgencyWithWebhooks,
   startTestPlatform,
@@ -23,7 +25,9 @@ import {
  *
  * Replication is asynchronous, so a retry the primary took just before it died can be missing on the
  * replica. The test makes sure some are: the replica is cut off before the kill, while the primary
- * takes the retries of ten more refusals. The delivery log in PostgreSQL still knows those
+ * takes the retries of ten more refusals, and the primary dies only once it holds a retry written
+ * after the cut. Refusals say `Retry-After`, so such a retry is still waiting when the primary dies
+ * (a jittered back-off could have run it already). The delivery log in PostgreSQL still knows those
  * deliveries, and the dispatcher's recovery sweep queues their attempts again.
  */
 const SECRET = 'redis-failover-secret-0123456789';
@@ -47,14 +51,31 @@ const responseCalls: Call[] = [];
 let failedOver = false;
 const refusals = () => responseCalls.filter((call) => call.status === 503).length;
 
-/** The integrator answers 503 to the first call of each webhook-id, 200 after. */
-function refuseFirst({ path, verified, webhookId, body }: ReceivedCall): number {
+/** Seconds a refusal asks the dispatcher to wait: longer than the cut lasts. */
+const RETRY_AFTER_SECONDS = 5;
+
+/** The integrator answers 503 (with Retry-After) to the first call of each webhook-id, 200 after. */
+function refuseFirst({ path, verified, webhookId, body }: ReceivedCall): IntegratorAnswer {
   if (path === '/test') return 200;
   if (path !== '/offer/response') return verified ? 200 : 401;
   const { offerId, workerId } = JSON.parse(body) as { offerId: string; workerId: string };
   const status = responseCalls.some((call) => call.webhookId === webhookId) ? 200 : 503;
   responseCalls.push({ webhookId, offerId, workerId, status, verified, afterFailover: failedOver });
-  return status;
+  return status === 503 ? { status, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } : status;
+}
+
+/** The BullMQ jobs (hashes with `data`) a Redis server holds under the platform's queue prefix. */
+async function jobKeys(address: string, prefix: string): Promise<string[]> {
+  const [host, port] = address.split(':');
+  const client = new Redis({ host, port: Number(port), maxRetriesPerRequest: 1, lazyConnect: true });
+  try {
+    await client.connect();
+    const keys = await client.keys(`${prefix}:*`);
+    const isJob = await Promise.all(keys.map(async (key) => (await client.type(key)) === 'hash' && (await client.hexists(key, 'data')) === 1));
+    return keys.filter((_, i) => isJob[i]);
+  } finally {
+    client.disconnect();
+  }
 }
 
 let redis: TestRedisSentinels;
@@ -69,9 +90,6 @@ beforeAll(async () => {
     // Every service reaches Redis through the Sentinels (the dispatcher's queues, everyone's rate limits).
     ...redis.env,
     WEBHOOK_ALLOW_LOOPBACK: 'true',
-    // Retries wait up to 1 s, so that some are waiting in Redis when the primary dies.
-    WEBHOOK_BACKOFF_BASE_MS: '1000',
-    WEBHOOK_BACKOFF_CAP_MS: '1000',
     // Every first call fails: the breaker must not hold deliveries, this test is about their retries.
     WEBHOOK_BREAKER_THRESHOLD: '100000',
     // A retry lost with the primary is queued again from the delivery log after 5 s instead of 5 min.
@@ -102,9 +120,16 @@ describe('a Redis failover behind Sentinel in the middle of webhook deliveries',
     /** Runs beside the answers: cuts the replica off, lets the primary alone take some retries, kills it. */
     const failOver = async () => {
       await redis.cutOffReplica();
+      const alone = await redis.currentPrimary();
+      const jobsBefore = new Set(await jobKeys(alone, platform.env.QUEUE_PREFIX));
       const refused = refusals();
-      // Each refusal's retry is queued in Redis as soon as the dispatcher has the 503.
-      await eventually(() => refusals() >= refused + 10, 30_000, 'retries queued on the primary alone');
+      await eventually(() => refusals() >= refused + 10, 30_000, 'ten more refusals with the replica cut off');
+      // The dispatcher queues a refusal's retry after the integrator has answered: wait for one on the primary alone.
+      await eventually(
+        async () => (await jobKeys(alone, platform.env.QUEUE_PREFIX)).some((key) => !jobsBefore.has(key)),
+        30_000,
+        'a retry queued on the primary alone',
+      );
       await redis.killPrimary();
       const primary = await eventually(
         async () => {
