@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expectStatus, offerBody, OffersClient, PortalClient, seedOrganisation, type SeededOrganisation, WorkerContactsClient } from '@availability/platform-client';
 import { eventually, freePort, linksIn, type ServiceProcess, SmtpSink, startTestPlatform, startTestPortal, TestIntegrator, type TestPlatform } from '@availability/testing';
-import { launchChromium, seriousAccessibilityViolations } from '../src/browser.js';
+import { launchChromium, pageOverflow, pageProblems, PORTAL_VIEWPORTS, signInByEmailedLink } from '../src/browser.js';
 
 /**
  * The portal with the text people really send: words too long for any column, right-to-left
@@ -21,10 +21,7 @@ const MARKUP = '<b>x</b> <script>alert(1)</script> &amp; {{title}}';
 const TITLE = word(200);
 const DETAILS = [word(1500), word(300), ARABIC, HEBREW, EMOJI, MARKUP].join(' ');
 
-const VIEWPORTS = [
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-];
+const VIEWPORTS = Object.values(PORTAL_VIEWPORTS);
 
 let platform: TestPlatform;
 let portal: ServiceProcess;
@@ -36,38 +33,15 @@ let hirer: SeededOrganisation;
 let offerIds: string[] = [];
 const workerEmail = 'rania@workers.example';
 
-/** Signs in as the owner of `email` by the e-mailed link. */
+/** Signs in as the owner of `email` by the e-mailed link, and waits for the page it lands on. */
 async function signIn(context: BrowserContext, email: string, audience: 'portal' | 'worker'): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${portal.url}${audience === 'worker' ? '/worker/sign-in' : '/sign-in'}`);
-  const before = smtp.to(email).length;
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
-  await page.getByText('a sign-in link is on its way').waitFor();
-  const mail = await eventually(() => smtp.to(email)[before] ?? false, 15_000, `the sign-in e-mail to ${email}`);
-  await page.goto(linksIn(mail.text).find((link) => link.includes('#code=')) as string);
+  const page = await signInByEmailedLink(context, portal.url, smtp, email, audience);
   await page.getByRole('heading', { name: audience === 'worker' ? 'Your offers' : 'Offers' }).waitFor();
   return page;
 }
 
-/** What is wider than the window: the document itself, or a table wider than the box it sits in. */
-async function overflow(page: Page): Promise<string[]> {
-  // Evaluated in the page, as a string: this file is compiled without the DOM's types.
-  return page.evaluate(`(() => {
-    const found = [];
-    const { scrollWidth } = document.documentElement;
-    if (scrollWidth > window.innerWidth) found.push('document ' + scrollWidth + ' in ' + window.innerWidth);
-    for (const table of document.querySelectorAll('table')) {
-      const box = table.parentElement;
-      if (table.offsetWidth > box.clientWidth) found.push('table ' + table.offsetWidth + ' in ' + box.clientWidth);
-    }
-    return found;
-  })()`);
-}
-
 async function expectAccessible(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState('networkidle');
-  expect({ page: name, violations: await seriousAccessibilityViolations(page) }).toEqual({ page: name, violations: [] });
+  expect(await pageProblems(page, name)).toEqual([]);
 }
 
 beforeAll(async () => {
@@ -177,14 +151,14 @@ describe('real text', () => {
             throw new Error(`${path} at ${viewport.width} never showed what it holds (${page.url()}): ${(await page.locator('main').textContent())?.slice(0, 300)}\n${error.message}`);
           });
         await page.waitForLoadState('networkidle');
-        for (const what of await overflow(page)) found.push(`${path} at ${viewport.width}: ${what}`);
+        for (const what of await pageOverflow(page)) found.push(`${path} at ${viewport.width}: ${what}`);
       }
       // The hirer's search results too.
       await hirerPage.goto(`${portal.url}/invites`);
       await hirerPage.getByLabel('Suggesting Integrations').check();
       await hirerPage.getByRole('button', { name: 'Search' }).click();
       await hirerPage.getByText(/contacts found/).waitFor();
-      for (const what of await overflow(hirerPage)) found.push(`/invites results at ${viewport.width}: ${what}`);
+      for (const what of await pageOverflow(hirerPage)) found.push(`/invites results at ${viewport.width}: ${what}`);
     }
     // The markup-like title is shown as text, never run.
     await sender.goto(`${portal.url}/offers/${offerIds[2]}`);
