@@ -297,7 +297,16 @@ describe('the portal in the browser', () => {
     ownService.down = false;
     const local = new Date(since.getTime() - since.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
     await page.getByLabel('Failed since').fill(local);
+    // It says how many first, and sends nothing until confirmed.
+    const callsBefore = own.calls.length;
     await page.getByRole('button', { name: 'Redeliver failed since' }).click();
+    const ask = page.getByRole('group', { name: 'Redeliver 2 failed deliveries?' });
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await ask.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Redeliver failed since' }).click();
+    await expectAccessible(page, 'webhooks-redeliver-confirm');
+    expect(own.calls.length).toBe(callsBefore);
+    await ask.getByRole('button', { name: 'Yes, redeliver 2' }).click();
     await page.getByText('2 failed deliveries are being sent again.').waitFor();
     await expectAccessible(page, 'webhooks-after-outage');
     await eventually(async () => (await page.locator('tbody tr').filter({ hasText: 'contact-added' }).filter({ hasText: 'succeeded' }).count()) === 2, 20_000, 'both redelivered');
@@ -562,6 +571,7 @@ describe('a worker on a phone', () => {
         'signing-keys',
         'webhooks',
         'webhooks-delivery',
+        'webhooks-redeliver-confirm',
         'worker-contacts',
         'worker-notifications',
         'worker-offer',

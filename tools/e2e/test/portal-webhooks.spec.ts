@@ -420,6 +420,14 @@ describe('redelivery and the endpoint', () => {
 
     const invalid = await portal(tokens.aAdmin, 'POST', '/deliveries/redeliver', { since: new Date(Date.now() - 40 * 86_400_000).toISOString() });
     expect([invalid.status, problemOf(invalid).errors]).toEqual([400, { since: ['must be within the last 30 days'] }]);
+    // Asked first: how many it would send again, for this organisation only, changing nothing.
+    const since = encodeURIComponent(startedAt);
+    const preview = expectStatus(await portal(tokens.aAdmin, 'GET', `/deliveries/redeliverable?since=${since}`), 200).json;
+    expect(preview).toEqual({ deliveries: 4, capped: false, cappedAt: 10_000 });
+    expect(expectStatus(await portal(tokens.bAdmin, 'GET', `/deliveries/redeliverable?since=${since}`), 200).json).toMatchObject({ deliveries: 0 });
+    expect(expectStatus(await portal(tokens.aAdmin, 'GET', `/deliveries/redeliverable?since=${since}`), 200).json).toEqual(preview);
+    const unbounded = await portal(tokens.aAdmin, 'GET', '/deliveries/redeliverable');
+    expect([unbounded.status, Object.keys(problemOf(unbounded).errors ?? {})]).toEqual([400, ['since']]);
     const redelivered = expectStatus(await portal<{ redelivered: number }>(tokens.aAdmin, 'POST', '/deliveries/redeliver', { since: startedAt }), 202).json;
     expect(redelivered).toEqual({ redelivered: 4 });
     await eventually(async () => (await list(tokens.aAdmin, '?status=succeeded&limit=200')).items.length === (await list(tokens.aAdmin, '?limit=200')).items.length, 20_000, 'every delivery to succeed');

@@ -123,10 +123,6 @@ export function ConfirmButton({
   onConfirm: () => void;
 }) {
   const [asking, setAsking] = useState(false);
-  const yesButton = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) yesButton.current?.focus();
-  }, [asking]);
   if (!asking) {
     return (
       <button type="button" className={tone} disabled={disabled} onClick={() => setAsking(true)}>
@@ -135,23 +131,47 @@ export function ConfirmButton({
     );
   }
   return (
+    <ConfirmQuestion
+      question={question}
+      consequence={consequence}
+      yes={yes}
+      disabled={disabled}
+      onYes={() => {
+        setAsking(false);
+        onConfirm();
+      }}
+      onCancel={() => setAsking(false)}
+    />
+  );
+}
+
+/** The question a ConfirmButton asks, for a page that asks it itself (after looking up what it would do). */
+export function ConfirmQuestion({
+  question,
+  consequence,
+  yes,
+  disabled,
+  onYes,
+  onCancel,
+}: {
+  question: string;
+  consequence: string;
+  yes: string;
+  disabled?: boolean;
+  onYes: () => void;
+  onCancel: () => void;
+}) {
+  const yesButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => yesButton.current?.focus(), []);
+  return (
     <div className="confirm" role="group" aria-label={question}>
       <p>
         <strong>{question}</strong> {consequence}
       </p>
-      <button
-        ref={yesButton}
-        type="button"
-        className="danger"
-        disabled={disabled}
-        onClick={() => {
-          setAsking(false);
-          onConfirm();
-        }}
-      >
+      <button ref={yesButton} type="button" className="danger" disabled={disabled} onClick={onYes}>
         {yes}
       </button>
-      <button type="button" className="secondary" onClick={() => setAsking(false)}>
+      <button type="button" className="secondary" onClick={onCancel}>
         Cancel
       </button>
     </div>

@@ -149,6 +149,17 @@ export class RedeliveredView {
   redelivered: number;
 }
 
+export class RedeliverablePreviewView {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Deliveries a redelivery since that time would start again now (at most `cappedAt`)', example: 4 })
+  deliveries: number;
+
+  @ApiProperty({ description: 'Whether there are at least `cappedAt` (the count stops there)', example: false })
+  capped: boolean;
+
+  @ApiProperty({ type: 'integer', description: 'Where the count stops', example: 10000 })
+  cappedAt: number;
+}
+
 export const ENDPOINT_STATES = ['healthy', 'failing', 'circuit-open', 'disabled'] as const;
 export type EndpointStateName = (typeof ENDPOINT_STATES)[number];
 

@@ -608,6 +608,22 @@ export class DeliveriesRepository {
    * `since`, of one organisation or all, whose ids follow `afterId`: a batch of a redelivery by time,
    * oldest first, so the caller pages on through however many there are.
    */
+  /**
+   * How many deliveries a redelivery by time would start again, counted up to `cap` (so a preview
+   * never reads more than that many rows of the organisation's failed and dead deliveries).
+   */
+  async countRedeliverable(since: Date, statuses: DeliveryStatus[], organisationId: string, cap: number): Promise<number> {
+    const [{ count }]: Array<{ count: number }> = await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM (
+         SELECT 1 FROM dispatcher.delivery
+         WHERE organisation_id = $3 AND status = ANY($2::text[]) AND created_at >= $1
+         LIMIT $4
+       ) capped`,
+      [since, statuses, organisationId, cap],
+    );
+    return count;
+  }
+
   async startRedeliveries(since: Date, statuses: DeliveryStatus[], organisationId: string | undefined, afterId: number, limit: number): Promise<RedeliveryRow[]> {
     return this.dataSource.query(
       `WITH updated AS (

@@ -3,7 +3,7 @@ import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperatio
 import { CurrentPortalUser, type PortalPrincipal } from '@availability/auth';
 import { DELIVERY_STATUSES } from '../delivery/deliveries.repository.js';
 import { WEBHOOK_TYPE_NAMES } from '../domain/webhook-call.js';
-import { DeliveriesPage, DeliveryLogView, EndpointStateView, RedeliveredView } from '../delivery-log/delivery-log.view.js';
+import { DeliveriesPage, DeliveryLogView, EndpointStateView, RedeliverablePreviewView, RedeliveredView } from '../delivery-log/delivery-log.view.js';
 import { REDELIVER_SINCE_BODY_SCHEMA } from '../delivery-log/redeliver.dto.js';
 import { SigningKeysView } from '../keys/key-set.view.js';
 import { PortalWebhooksGuard } from './portal-auth.js';
@@ -60,6 +60,15 @@ export class PortalWebhooksController {
   @ApiResponse({ status: 409, description: `The delivery was skipped, nothing to send (delivery-skipped); or ${DISABLED}` })
   redeliver(@CurrentPortalUser() user: PortalPrincipal, @Param('id') id: string): Promise<DeliveryLogView> {
     return this.webhooks.redeliver(user, id);
+  }
+
+  @Get('deliveries/redeliverable')
+  @ApiOperation({ summary: 'How many failed and dead deliveries a redelivery since a time would start again now: ask before you redeliver' })
+  @ApiQuery({ name: 'since', required: true, type: String, example: '2026-11-24T09:00:00Z', description: `ISO 8601 with offset, at most ${REDELIVERY_WINDOW_DAYS} days back` })
+  @ApiOkResponse({ description: 'The count', type: RedeliverablePreviewView })
+  @ApiResponse({ status: 400, description: `since missing, malformed, in the future or more than ${REDELIVERY_WINDOW_DAYS} days back` })
+  redeliverable(@CurrentPortalUser() user: PortalPrincipal, @Query() query: Record<string, unknown>): Promise<RedeliverablePreviewView> {
+    return this.webhooks.redeliverablePreview(user, query);
   }
 
   @Post('deliveries/redeliver')

@@ -5,16 +5,18 @@ import { SigningKeyRing, WELL_KNOWN_KEY_SET_PATH } from '@availability/webhook-s
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveriesRepository, type DeliveryView } from '../delivery/deliveries.repository.js';
 import { type DeliveryPage, DeliveryLog } from '../delivery-log/delivery-log.js';
-import type { EndpointStateView } from '../delivery-log/delivery-log.view.js';
+import type { EndpointStateView, RedeliverablePreviewView } from '../delivery-log/delivery-log.view.js';
 import { deliveryListFilter, timestampParam } from '../delivery-log/delivery-query.js';
 import { EndpointStates } from '../delivery-log/endpoint-states.js';
-import { RedeliverSinceDto } from '../delivery-log/redeliver.dto.js';
+import { REDELIVERABLE_STATUSES, RedeliverSinceDto } from '../delivery-log/redeliver.dto.js';
 import { TestEvents } from '../delivery-log/test-events.js';
 import type { SigningKeysView } from '../keys/key-set.view.js';
 import { PortalWebhooksPolicy } from './portal-webhooks.policy.js';
 import { TestEventDto } from './test-event.dto.js';
 
 export const PORTAL_MAX_PAGE = 200;
+/** Where a redelivery preview stops counting. */
+export const REDELIVERY_PREVIEW_CAP = 10_000;
 
 /**
  * An organisation's own webhooks, for the portal's Webhooks page: always of the organisation of the
@@ -46,6 +48,15 @@ export class PortalWebhooks {
     this.policy.redeliverable(delivery);
     this.policy.sendable(await this.repository.endpoint(user.organisationId));
     return (await this.log.redeliver(id, user.organisationId)) ?? this.log.notFound();
+  }
+
+  /** What `redeliverSince` would start again now, for the portal to ask before it does. */
+  async redeliverablePreview(user: PortalPrincipal, query: Record<string, unknown>): Promise<RedeliverablePreviewView> {
+    const dto = validateBody(RedeliverSinceDto, { since: query.since });
+    const since = timestampParam('since', dto.since) as Date;
+    this.policy.redeliverySince(since);
+    const deliveries = await this.repository.countRedeliverable(since, [...REDELIVERABLE_STATUSES], user.organisationId, REDELIVERY_PREVIEW_CAP);
+    return { deliveries, capped: deliveries >= REDELIVERY_PREVIEW_CAP, cappedAt: REDELIVERY_PREVIEW_CAP };
   }
 
   async redeliverSince(user: PortalPrincipal, body: unknown): Promise<number> {

@@ -277,6 +277,10 @@ export const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     'GET /portal/webhooks/deliveries': { auth: 'portal', query: deliveryFilters },
     'GET /portal/webhooks/deliveries/{id}': { auth: 'portal', params: { id: (w) => w.deliveryIds } },
     'POST /portal/webhooks/deliveries/{id}/redeliver': { auth: 'portal', params: { id: (w) => w.deliveryIds } },
+    'GET /portal/webhooks/deliveries/redeliverable': {
+      auth: 'portal',
+      query: { since: () => [new Date(Date.now() - 86_400_000).toISOString(), '2020-01-01T00:00:00Z'] },
+    },
     'POST /portal/webhooks/deliveries/redeliver': {
       auth: 'portal',
       body: { valid: (_, n) => ({ since: new Date(Date.now() - (n % 7) * 86_400_000).toISOString(), statuses: ['failed', 'dead'] }) },

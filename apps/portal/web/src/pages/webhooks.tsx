@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
-import { Badge, ConfirmButton, Done, Loading, localDateTime, Page, Pager, Problem, When } from '../components';
+import { Badge, ConfirmButton, ConfirmQuestion, Done, Loading, localDateTime, Page, Pager, Problem, When } from '../components';
 import { useAction, useCursorPages, useLoad } from '../hooks';
 import { useSession } from '../session';
 
@@ -225,20 +225,38 @@ function SearchDeliveries({ onSearch }: { onSearch: (by: SearchBy, text: string)
   );
 }
 
+interface RedeliverablePreview {
+  deliveries: number;
+  capped: boolean;
+}
+
+/** Redelivery by time: first how many it would send again, then, once confirmed, sends them. */
 function RedeliverSince({ onDone }: { onDone: () => Promise<unknown> }) {
   const [since, setSince] = useState('');
+  const [preview, setPreview] = useState<(RedeliverablePreview & { since: string }) | undefined>(undefined);
   const now = Date.now();
   const redeliver = useAction();
-  const submit = (event: FormEvent) => {
+  const ask = (event: FormEvent) => {
     event.preventDefault();
+    setPreview(undefined);
     void redeliver.run(async () => {
-      const { redelivered } = await api<{ redelivered: number }>(`${BASE}/deliveries/redeliver`, { method: 'POST', body: { since: new Date(since).toISOString() } });
+      const iso = new Date(since).toISOString();
+      const found = await api<RedeliverablePreview>(`${BASE}/deliveries/redeliverable?since=${encodeURIComponent(iso)}`);
+      if (found.deliveries === 0) return 'No failed deliveries since then: nothing to send again.';
+      setPreview({ ...found, since: iso });
+    });
+  };
+  const confirm = (iso: string) => {
+    setPreview(undefined);
+    void redeliver.run(async () => {
+      const { redelivered } = await api<{ redelivered: number }>(`${BASE}/deliveries/redeliver`, { method: 'POST', body: { since: iso } });
       await onDone();
       return `${redelivered} failed ${redelivered === 1 ? 'delivery is' : 'deliveries are'} being sent again.`;
     });
   };
+  const count = preview && `${preview.capped ? 'At least ' : ''}${preview.deliveries.toLocaleString()}`;
   return (
-    <form className="card stack" onSubmit={submit} aria-labelledby="redeliver-heading">
+    <form className="card stack" onSubmit={ask} aria-labelledby="redeliver-heading">
       <h2 id="redeliver-heading">Redeliver failed deliveries</h2>
       <label htmlFor="redeliver-since">Failed since</label>
       <input
@@ -249,14 +267,28 @@ function RedeliverSince({ onDone }: { onDone: () => Promise<unknown> }) {
         max={localDateTime(now)}
         aria-describedby="redeliver-since-hint"
         value={since}
-        onChange={(event) => setSince(event.target.value)}
+        onChange={(event) => {
+          setSince(event.target.value);
+          setPreview(undefined);
+        }}
       />
       <p id="redeliver-since-hint" className="muted">
-        A time in the last {REDELIVERY_WINDOW_DAYS} days.
+        A time in the last {REDELIVERY_WINDOW_DAYS} days. You are told how many deliveries that is before anything is sent.
       </p>
-      <button type="submit" disabled={redeliver.busy}>
-        Redeliver failed since
-      </button>
+      {preview ? (
+        <ConfirmQuestion
+          question={`Redeliver ${count} failed ${preview.deliveries === 1 ? 'delivery' : 'deliveries'}?`}
+          consequence="Each is sent to your endpoint again under the webhook-id it had, so a service that de-duplicates on it applies none twice."
+          yes={`Yes, redeliver ${count}`}
+          disabled={redeliver.busy}
+          onYes={() => confirm(preview.since)}
+          onCancel={() => setPreview(undefined)}
+        />
+      ) : (
+        <button type="submit" disabled={redeliver.busy}>
+          Redeliver failed since
+        </button>
+      )}
       <Problem text={redeliver.error} />
       <Done text={redeliver.done} />
     </form>
