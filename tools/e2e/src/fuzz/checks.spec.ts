@@ -154,4 +154,14 @@ describe('tenantViolations', () => {
   it('leaves the home organisation’s own credentials alone', () => {
     expect(tenantViolations(world, { ...asOther('/offer/home-offer'), headers: { authorization: 'Bearer apk_home' } }, answer('{"id":"home-offer"}'))).toEqual([]);
   });
+
+  it('judges the credential authentication settles on: the Bearer token, else X-Api-Key', () => {
+    const headers = (authorization: string, apiKey: string) => ({ ...asOther('/portal/webhooks/deliveries/7'), headers: { authorization, 'x-api-key': apiKey } });
+    // Another organisation's key beside the home organisation's Bearer token: the request is the home organisation's.
+    expect(tenantViolations(world, headers('Bearer put_home_admin', 'apk_other'), answer('{"offerId":"home-offer"}'))).toEqual([]);
+    // Another organisation's Bearer token beside the home organisation's key: it is the other's.
+    expect(tenantViolations(world, headers('Bearer put_other_admin', 'apk_home'), answer('{"offerId":"home-offer"}'))).toHaveLength(1);
+    // A Bearer line that is no token leaves X-Api-Key as the credential.
+    expect(tenantViolations(world, headers('Bearer', 'apk_other'), answer('{"offerId":"home-offer"}'))).toHaveLength(1);
+  });
 });

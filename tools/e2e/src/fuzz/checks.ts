@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type FuzzOutcome, isResponse } from './driver.js';
+import { presentedToken } from './charges.js';
 import { inSessionArea, isSafeMethod, isSameOrigin, sessionKinds } from './portal.js';
 import type { FuzzRequest } from './requests.js';
 import type { FuzzWorld } from './world.js';
@@ -60,10 +61,13 @@ export function tenantViolations(world: FuzzWorld, request: FuzzRequest, outcome
   if (!isResponse(outcome) || outcome.status >= 300) return [];
   const { other, home } = world;
   const foreign = [other.apiKey, other.adminUser.token, other.memberUser.token, ...other.workers.map((worker) => worker.token), world.portal.otherAdmin];
-  // The portal acts for its session cookie only: it drops any token the page sends.
-  const credential =
-    request.app === 'portal' ? String(request.headers.cookie ?? '') : `${request.headers.authorization ?? ''} ${request.headers['x-api-key'] ?? ''}`;
-  if (!foreign.some((token) => credential.includes(token))) return [];
+  // The portal acts for its session cookie only: it drops any token the page sends. Elsewhere the
+  // request is of whoever authentication settles on (the Bearer token, else X-Api-Key), whatever else it carries.
+  const foreignCredential =
+    request.app === 'portal'
+      ? foreign.some((token) => String(request.headers.cookie ?? '').includes(token))
+      : foreign.includes(presentedToken(request.headers) ?? '');
+  if (!foreignCredential) return [];
   // An offer named in the path is a resource of its own; named in the query it is a filter, which
   // may answer 2xx as long as it finds nothing of the home organisation's.
   const resource = request.path.split('?')[0];
