@@ -52,6 +52,7 @@ interface Profile {
   suggestionsAllowed: boolean;
   rotation: { previousSecretActive: boolean; previousSecretExpiresAt: string | null };
   signatureSchemes: string[];
+  verificationWarning: string | null;
 }
 
 interface StubRequest {
@@ -105,6 +106,7 @@ class IntegratorStub {
       void res.writeHead(status, { 'content-type': 'application/json' }).end(payload === undefined ? '' : typeof payload === 'string' ? payload : JSON.stringify(payload));
     if (kind === 'test500' && path === '/test') return send(500);
     if (kind === 'auth401' && path === '/test/auth') return send(401);
+    if (kind === 'lax' && path === '/test/auth') return send(200);
     if (kind === 'redirect') return void res.writeHead(302, { location: `${this.base}/good/test` }).end();
     if (kind === 'slow' && path === '/test') return void setTimeout(() => send(200), 4_000);
     if (path === '/test') return send(200);
@@ -300,6 +302,7 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
           suggestionsAllowed: true,
           rotation: { previousSecretActive: false, previousSecretExpiresAt: null },
           signatureSchemes: ['hmac', 'v1'],
+          verificationWarning: null,
         });
         expect(saved.text).not.toContain(secret);
         await eventually(() => changed.includes(org.id), 5_000, 'webhook-target broadcast');
@@ -310,8 +313,9 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       const [test, auth] = [stub.of('good-one', '/test'), stub.of('good-one', '/test/auth')];
       expect(test).toHaveLength(1);
       expect(test[0].headers.authorization).toBeUndefined();
-      expect(auth).toHaveLength(1);
-      expect(auth[0].verified).toBe(true);
+      // The signed call, then one signed with a wrong secret and one with a stale timestamp (spec 5.3), both refused.
+      expect(auth.map((request) => request.verified)).toEqual([true, false, false]);
+      expect(auth[2].headers.timestamp).not.toBe(auth[0].headers.timestamp);
       expect(auth[0].headers.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
       expect(auth[0].headers.authorization).toMatch(/^hmac [0-9a-f]{64}$/);
       expect(auth[0].headers['webhook-signature']).toMatch(/^v1,/);
@@ -348,6 +352,19 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       const after = await queryDatabase(database.url, 'SELECT * FROM directory.company_profile WHERE organisation_id = $1', [org.id]);
       expect(after).toEqual(before);
       expect(await target(org.id)).toEqual({ baseUrl: stub.url(`good-${mode}`), secrets: [first], signatureSchemes: ['hmac', 'v1'] });
+    });
+
+    it('saves, outside production, an endpoint that accepts forged and stale calls with a warning kept until a check passes', async () => {
+      const org = await organisation('Lax Org', 'integrator');
+      const saved = await setUp(org, 'lax-one');
+      expect(saved.status).toBe(200);
+      expect(saved.body.verificationWarning).toMatch(/^Your endpoint accepted a GET \/test\/auth signed with the wrong secret: it must answer 401 unless the signature verifies/);
+      expect(saved.body.verificationWarning).toMatch(/Timestamp was 15 minutes old/);
+      const profile = await call<Profile>('GET', '/portal/company-profile', org.member.token);
+      expect(profile.body.verificationWarning).toBe(saved.body.verificationWarning);
+
+      expect((await setUp(org, 'good-after-lax')).body.verificationWarning).toBeNull();
+      expect((await call<Profile>('GET', '/portal/company-profile', org.member.token)).body.verificationWarning).toBeNull();
     });
 
     it('reports a connection that cannot be made and an unresolvable host', async () => {
@@ -387,8 +404,8 @@ describe('contact-directory portal: company profile, suggestions, invitations, c
       expect(rotated.status).toBe(200);
       expect(rotated.body.rotation.previousSecretActive).toBe(true);
       expect(Date.parse(rotated.body.rotation.previousSecretExpiresAt as string)).toBeGreaterThan(Date.now());
-      // /test/auth was signed with the new secret only.
-      expect(stub.of('good-rot', '/test/auth').at(-1)?.verified).toBe(true);
+      // /test/auth was signed with the new secret only (the signed call comes before the wrong-secret and stale probes).
+      expect(stub.of('good-rot', '/test/auth').at(-3)?.verified).toBe(true);
       expect(await target(org.id)).toEqual({ baseUrl: stub.url('good-rot'), secrets: [second, first], signatureSchemes: ['hmac', 'v1'] });
       await eventually(async () => (await target(org.id)).secrets.length === 1, (GRACE_SECONDS + 3) * 1000, 'grace period to end');
       expect(await target(org.id)).toEqual({ baseUrl: stub.url('good-rot'), secrets: [second], signatureSchemes: ['hmac', 'v1'] });

@@ -56,6 +56,16 @@ describe('example integrator against the integrator contract', () => {
     expect((await call('GET', '/test/auth', '/test/auth', undefined, false)).status).toBe(401);
   });
 
+  it('GET /test/auth answers 401 to a call signed with the wrong secret or a stale timestamp (spec 5.3)', async () => {
+    const sent = async (secret: string, now?: Date) => {
+      const headers = signRequest({ secrets: [secret], method: 'GET', pathWithQuery: '/test/auth', body: '', webhookId: `test-${randomUUID()}`, now });
+      return (await fetch(`${integrator.url}/test/auth`, { headers })).status;
+    };
+    expect(await sent('not-the-integrator-secret-0123456789')).toBe(401);
+    expect(await sent(SECRET, new Date(Date.now() - 15 * 60_000))).toBe(401);
+    expect(await sent(SECRET)).toBe(200);
+  });
+
   it('POST /offer/response takes a Worker Offer Response', async () => {
     const body = { eventId: randomUUID(), offerId: randomUUID(), workerId: randomUUID(), response: 'applied', respondedAt: new Date().toISOString() };
     expect(Value.Check(WorkerOfferResponse, body)).toBe(true);

@@ -44,7 +44,12 @@ export class CompanyProfileController {
   @ApiOkResponse({ description: 'Saved; the profile (without the secret)', type: CompanyProfileView })
   @ApiResponse({ status: 400, description: 'baseUrl, secret or signatureSchemes malformed' })
   @ApiResponse({ status: 403, description: 'Not an admin of the organisation' })
-  @ApiResponse({ status: 422, description: 'A check failed; nothing was saved. detail names /test or /test/auth and why' })
+  @ApiResponse({
+    status: 422,
+    description:
+      'A check failed; nothing was saved. detail names /test or /test/auth and why; in production also when /test/auth accepted ' +
+      'a call signed with a wrong secret or a stale timestamp (elsewhere that is saved with verificationWarning)',
+  })
   saveWebhook(@CurrentPortalUser() user: PortalPrincipal, @Body() body: unknown): Promise<CompanyProfileView> {
     assertOrganisationAdmin(user);
     return this.profiles.saveWebhook(user, body);

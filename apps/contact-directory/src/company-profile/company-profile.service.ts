@@ -8,6 +8,7 @@ import { PortalRepository, type StoredProfile } from '../portal/portal.repositor
 import { SecretBox } from './secret-box.js';
 import { DEFAULT_SIGNATURE_SCHEMES, parseSignatureSchemes, type SignatureScheme } from '@availability/webhook-signing';
 import { parseBaseUrl, secretProblem, signatureSchemesProblem, WebhookEndpointChecker } from './webhook-endpoint.js';
+import { VerificationPolicy } from './verification-verdict.js';
 import { WebhookTargetChanges } from './webhook-target-changes.js';
 
 function view(organisationId: string, stored: StoredProfile | undefined, suggestionsAllowed: boolean, now = new Date()): CompanyProfileView {
@@ -24,17 +25,21 @@ function view(organisationId: string, stored: StoredProfile | undefined, suggest
       previousSecretExpiresAt: previousActive ? (stored?.previousSecretUntil as Date).toISOString() : null,
     },
     signatureSchemes: stored?.signatureSchemes ?? [...DEFAULT_SIGNATURE_SCHEMES],
+    verificationWarning: stored?.verificationWarning ?? null,
   };
 }
 
 /**
  * The company profile's webhook set-up (spec 4.2, 5, 7.1): the base URL and secret are saved only
- * after `GET /test` and `GET /test/auth` (signed with the new secret) both answered 200. The secret
- * is stored AES-256-GCM encrypted and never returned or logged.
+ * after `GET /test` and `GET /test/auth` (signed with the new secret) both answered 200, and a
+ * `/test/auth` signed with a wrong secret and one with a stale timestamp were not accepted (spec 5.3;
+ * outside production a set-up that accepts them is saved with a warning). The secret is stored
+ * AES-256-GCM encrypted and never returned or logged.
  */
 @Injectable()
 export class CompanyProfileService {
   private readonly logger = new Logger('CompanyProfile');
+  private readonly policy: VerificationPolicy;
 
   constructor(
     private readonly repository: PortalRepository,
@@ -42,7 +47,9 @@ export class CompanyProfileService {
     private readonly checker: WebhookEndpointChecker,
     private readonly config: ContactDirectoryConfig,
     private readonly changes: WebhookTargetChanges,
-  ) {}
+  ) {
+    this.policy = new VerificationPolicy(config.NODE_ENV === 'production');
+  }
 
   async profile(user: PortalPrincipal): Promise<CompanyProfileView> {
     const [stored, allowed] = await Promise.all([this.repository.profile(user.organisationId), this.repository.mayProvideSuggestions(user.organisationId)]);
@@ -63,6 +70,12 @@ export class CompanyProfileService {
         { baseUrl: [failure.message] },
       );
     }
+    const verdict = this.policy.judge(await this.checker.probe(baseUrl, secret, schemes));
+    if (verdict.kind === 'refuse') {
+      this.logger.log(`webhook set-up of ${user.organisationId} refused: /test/auth accepts forged or stale calls`);
+      throw new ProblemException(422, 'webhook-not-verifying', verdict.message, { baseUrl: [verdict.message] });
+    }
+    const warning = verdict.kind === 'warn' ? verdict.message : null;
     const saved = await this.repository.transaction(async (manager) => {
       const existing = await this.repository.profile(user.organisationId, manager, true);
       const sealed = this.box.seal(secret, user.organisationId);
@@ -72,7 +85,7 @@ export class CompanyProfileService {
         if (current === secret) previous = { keep: true };
         else if (current !== undefined) previous = { sealed: existing.secretSealed, graceSeconds: this.config.WEBHOOK_SECRET_GRACE_SECONDS };
       }
-      return this.repository.saveWebhook(manager, user.organisationId, user.userId, baseUrl, sealed, previous, signatureSchemes);
+      return this.repository.saveWebhook(manager, user.organisationId, user.userId, baseUrl, sealed, previous, signatureSchemes, warning);
     });
     await this.changes.changed(user.organisationId);
     return view(user.organisationId, saved, await this.repository.mayProvideSuggestions(user.organisationId));

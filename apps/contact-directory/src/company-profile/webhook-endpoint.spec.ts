@@ -84,6 +84,7 @@ describe('WebhookEndpointChecker', () => {
         const ok = verifyRequest({ request: req, body: '', secret: SECRET }).ok;
         return void res.writeHead(ok ? 200 : 401).end();
       }
+      if (mode === 'lax') return void res.writeHead(200).end();
       if (mode === 'redirect') return void res.writeHead(301, { location: 'https://example.com/' }).end();
       if (mode === 'slow') return void setTimeout(() => res.writeHead(200).end(), 1000);
       res.writeHead(500).end();
@@ -113,6 +114,32 @@ describe('WebhookEndpointChecker', () => {
 
   it('passes when /test answers 200 and /test/auth verifies the signature made with the secret', async () => {
     expect(await checker.check(`${base}/ok`, SECRET)).toBeUndefined();
+  });
+
+  it('probes /test/auth with a wrong secret and a stale timestamp: a verifying endpoint refuses both, a lax one accepts both', async () => {
+    expect(await checker.probe(`${base}/ok`, SECRET)).toEqual({ wrongSecret: { status: 401 }, stale: { status: 401 } });
+    expect(await checker.probe(`${base}/lax`, SECRET)).toEqual({ wrongSecret: { status: 200 }, stale: { status: 200 } });
+    expect(await checker.probe(`${base}/slow`, SECRET)).toEqual({ wrongSecret: { failed: 'timeout' }, stale: { failed: 'timeout' } });
+  });
+
+  it('signs the stale probe correctly, only in the past: it verifies with a tolerance that reaches back far enough', async () => {
+    const seen: Array<Record<string, string | string[] | undefined>> = [];
+    const recorder = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(401).end();
+    });
+    recorder.listen(0, 'localhost');
+    await once(recorder, 'listening');
+    const at = new Date('2026-12-02T12:00:00Z');
+    const clocked = new WebhookEndpointChecker(client, 300, undefined, () => at);
+    await clocked.probe(`http://localhost:${(recorder.address() as { port: number }).port}`, SECRET);
+    recorder.closeAllConnections();
+    recorder.close();
+    const [forged, stale] = seen;
+    const request = (headers: (typeof seen)[number]) => ({ method: 'GET', url: '/test/auth', headers });
+    expect(verifyRequest({ request: request(forged), body: '', secret: SECRET, now: at }).ok).toBe(false);
+    expect(verifyRequest({ request: request(stale), body: '', secret: SECRET, now: at }).ok).toBe(false);
+    expect(verifyRequest({ request: request(stale), body: '', secret: SECRET, now: new Date(at.getTime() - 15 * 60_000) }).ok).toBe(true);
   });
 
   it('cannot be used to tell a closed port from one that takes the connection and closes it, or answers in another protocol', async () => {

@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { FAILURE_WORDS, type OutboundClient, type OutboundFailureKind, OutboundRequestError } from '@availability/outbound-http';
 import { DEFAULT_SIGNATURE_SCHEMES, parseSignatureSchemes, type SignatureScheme, type SigningKey, signRequest } from '@availability/webhook-signing';
+import { type ProbeAnswer, STALE_PROBE_AGE_SECONDS, type VerificationProbes } from './verification-verdict.js';
 
 export const MAX_BASE_URL_LENGTH = 2000;
 export const MIN_SECRET_LENGTH = 16;
@@ -112,6 +113,7 @@ export class WebhookEndpointChecker {
     private readonly timeoutMs: number,
     /** The platform's active ed25519 key, for endpoints that chose `v1a`. */
     private readonly signingKey?: SigningKey,
+    private readonly clock: () => Date = () => new Date(),
   ) {}
 
   async check(baseUrl: string, secret: string, schemes: readonly SignatureScheme[] = DEFAULT_SIGNATURE_SCHEMES): Promise<EndpointCheckFailure | undefined> {
@@ -119,16 +121,43 @@ export class WebhookEndpointChecker {
     const first = await this.get('/test', test, {});
     if (first) return first;
     const auth = endpointUrl(baseUrl, '/test/auth');
-    const headers = signRequest({
+    return this.get('/test/auth', auth, this.signAuth(auth, secret, testAuthSchemes(schemes), this.clock()));
+  }
+
+  /**
+   * The two `/test/auth` calls a verifying endpoint refuses (spec 5.3), sent after {@link check} passed:
+   * one signed with a random secret (its `v1a` left out, since the platform's key would make it genuine),
+   * one signed correctly {@link STALE_PROBE_AGE_SECONDS} ago. What the answers mean: VerificationPolicy.
+   */
+  async probe(baseUrl: string, secret: string, schemes: readonly SignatureScheme[] = DEFAULT_SIGNATURE_SCHEMES): Promise<VerificationProbes> {
+    const auth = endpointUrl(baseUrl, '/test/auth');
+    const now = this.clock();
+    const withoutKey = testAuthSchemes(schemes).filter((scheme) => scheme !== 'v1a');
+    const wrongSecret = this.signAuth(auth, `wrong-${randomBytes(24).toString('base64url')}`, withoutKey, now);
+    const stale = this.signAuth(auth, secret, testAuthSchemes(schemes), new Date(now.getTime() - STALE_PROBE_AGE_SECONDS * 1000));
+    return { wrongSecret: await this.answer(auth, wrongSecret), stale: await this.answer(auth, stale) };
+  }
+
+  private signAuth(url: string, secret: string, schemes: readonly SignatureScheme[], now: Date): Record<string, string> {
+    return signRequest({
       secrets: [secret],
-      schemes: testAuthSchemes(schemes),
-      signingKey: this.signingKey,
+      schemes,
+      signingKey: schemes.includes('v1a') ? this.signingKey : undefined,
       method: 'GET',
-      pathWithQuery: requestTarget(auth),
+      pathWithQuery: requestTarget(url),
       body: '',
       webhookId: `test-${randomUUID()}`,
+      now,
     });
-    return this.get('/test/auth', auth, headers);
+  }
+
+  private async answer(url: string, headers: Record<string, string>): Promise<ProbeAnswer> {
+    try {
+      const response = await this.client.send({ url, method: 'GET', headers, timeoutMs: this.timeoutMs, maxResponseBytes: 1024 });
+      return { status: response.status };
+    } catch (error) {
+      return { failed: error instanceof OutboundRequestError ? error.kind : 'unreachable' };
+    }
   }
 
   private async get(call: SetUpCall, url: string, headers: Record<string, string>): Promise<EndpointCheckFailure | undefined> {

@@ -17,6 +17,7 @@ import { InvitationsSent1765100000000 } from './1765100000000-invitations-sent.j
 import { SignInMailPace1766300000000 } from './1766300000000-sign-in-mail-pace.js';
 import { DirectoryRetention1767000000000 } from './1767000000000-directory-retention.js';
 import { InvitationsSentDay1767300000000 } from './1767300000000-invitations-sent-day.js';
+import { VerificationWarning1767600000000 } from './1767600000000-verification-warning.js';
 
 /** contact-directory's migrations, in order: applied at start-up and by `migrate.js`. */
 export const DIRECTORY_MIGRATIONS = [
@@ -37,4 +38,5 @@ export const DIRECTORY_MIGRATIONS = [
   outboxPublishedIndexMigration(DIRECTORY_SCHEMA, 1767100000000),
   parkedEventsHandledMigration(DIRECTORY_SCHEMA, 1767200000000),
   InvitationsSentDay1767300000000,
+  VerificationWarning1767600000000,
 ];

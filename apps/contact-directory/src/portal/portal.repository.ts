@@ -10,6 +10,8 @@ export interface StoredProfile {
   suggestionsEnabled: boolean;
   savedAt: Date;
   signatureSchemes: SignatureScheme[];
+  /** Why the last check found the endpoint not verifying; null when it passed. */
+  verificationWarning: string | null;
 }
 
 export interface StoredTarget {
@@ -39,7 +41,8 @@ export interface NewInvitation {
 
 const PROFILE_COLUMNS = `webhook_base_url AS "baseUrl", secret_sealed AS "secretSealed",
   previous_secret_sealed AS "previousSecretSealed", previous_secret_until AS "previousSecretUntil",
-  suggestions_enabled AS "suggestionsEnabled", saved_at AS "savedAt", signature_schemes AS "signatureSchemes"`;
+  suggestions_enabled AS "suggestionsEnabled", saved_at AS "savedAt", signature_schemes AS "signatureSchemes",
+  verification_warning AS "verificationWarning"`;
 
 const TARGET_COLUMNS = `p.organisation_id::text AS "organisationId", o.name, p.webhook_base_url AS "baseUrl", p.secret_sealed AS "secretSealed",
   CASE WHEN p.previous_secret_until > now() THEN p.previous_secret_sealed END AS "previousSecretSealed",
@@ -70,7 +73,8 @@ export class PortalRepository {
 
   /**
    * Saves URL and secret; `previous` is the secret that keeps signing for `graceSeconds` (null: none);
-   * `signatureSchemes` undefined keeps the saved choice (a new profile gets the column's default).
+   * `signatureSchemes` undefined keeps the saved choice (a new profile gets the column's default);
+   * `verificationWarning` replaces the last one (null: this check passed).
    */
   async saveWebhook(
     manager: EntityManager,
@@ -79,16 +83,17 @@ export class PortalRepository {
     baseUrl: string,
     secretSealed: string,
     previous: { sealed: string; graceSeconds: number } | { keep: true } | null,
-    signatureSchemes?: SignatureScheme[],
+    signatureSchemes: SignatureScheme[] | undefined,
+    verificationWarning: string | null,
   ): Promise<StoredProfile> {
     const keep = previous !== null && 'keep' in previous;
     const sealed = previous !== null && 'sealed' in previous ? previous.sealed : null;
     const grace = previous !== null && 'sealed' in previous ? previous.graceSeconds : 0;
     const rows: StoredProfile[] = await manager.query(
       `INSERT INTO directory.company_profile AS p
-         (organisation_id, webhook_base_url, secret_sealed, previous_secret_sealed, previous_secret_until, saved_at, saved_by_user_id, signature_schemes)
+         (organisation_id, webhook_base_url, secret_sealed, previous_secret_sealed, previous_secret_until, saved_at, saved_by_user_id, signature_schemes, verification_warning)
        VALUES ($1, $2, $3, $4::text, CASE WHEN $4::text IS NULL THEN NULL ELSE now() + make_interval(secs => $5) END, now(), $6,
-               COALESCE($8::text[], '{hmac,v1}'))
+               COALESCE($8::text[], '{hmac,v1}'), $9::text)
        ON CONFLICT (organisation_id) DO UPDATE SET
          webhook_base_url = EXCLUDED.webhook_base_url,
          secret_sealed = EXCLUDED.secret_sealed,
@@ -96,9 +101,10 @@ export class PortalRepository {
          previous_secret_until = CASE WHEN $7 THEN p.previous_secret_until ELSE EXCLUDED.previous_secret_until END,
          saved_at = now(),
          saved_by_user_id = EXCLUDED.saved_by_user_id,
-         signature_schemes = COALESCE($8::text[], p.signature_schemes)
+         signature_schemes = COALESCE($8::text[], p.signature_schemes),
+         verification_warning = EXCLUDED.verification_warning
        RETURNING ${PROFILE_COLUMNS}`,
-      [organisationId, baseUrl, secretSealed, sealed, grace, userId, keep, signatureSchemes ?? null],
+      [organisationId, baseUrl, secretSealed, sealed, grace, userId, keep, signatureSchemes ?? null, verificationWarning],
     );
     return rows[0];
   }

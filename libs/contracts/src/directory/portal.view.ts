@@ -46,6 +46,16 @@ export class CompanyProfileView {
     example: ['hmac', 'v1'],
   })
   signatureSchemes: SignatureScheme[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Set when the last set-up check found that GET {base}/test/auth also accepted a call signed with the wrong secret or a stale timestamp ' +
+      '(saved outside production only; production refuses it): what to fix. Null once a check passes',
+    example: null,
+  })
+  verificationWarning: string | null;
 }
 
 /** An organisation that offers contact suggestions, and whether the user's organisation searches it by default. */

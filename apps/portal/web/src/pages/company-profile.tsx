@@ -16,6 +16,8 @@ interface CompanyProfile {
   suggestionsAllowed: boolean;
   savedAt: string | null;
   rotation: { previousSecretActive: boolean; previousSecretExpiresAt?: string | null };
+  /** What to fix when the last check found /test/auth accepting forged or stale calls; null once a check passes. */
+  verificationWarning?: string | null;
 }
 
 const SCHEMES: Array<{ value: Scheme; label: string }> = [
@@ -57,16 +59,23 @@ export function CompanyProfilePage() {
 function SavedState({ profile }: { profile: CompanyProfile | null }) {
   if (!profile?.savedAt) return <p className="muted">Not saved yet.</p>;
   return (
-    <p className="muted">
-      Saved <When at={profile.savedAt} />.{' '}
-      {profile.rotation.previousSecretActive ? (
-        <>
-          The previous secret still signs until <When at={profile.rotation.previousSecretExpiresAt} />.
-        </>
-      ) : (
-        'No previous secret is in use.'
-      )}
-    </p>
+    <>
+      {profile.verificationWarning ? (
+        <p className="problem" role="alert">
+          {profile.verificationWarning}
+        </p>
+      ) : null}
+      <p className="muted">
+        Saved <When at={profile.savedAt} />.{' '}
+        {profile.rotation.previousSecretActive ? (
+          <>
+            The previous secret still signs until <When at={profile.rotation.previousSecretExpiresAt} />.
+          </>
+        ) : (
+          'No previous secret is in use.'
+        )}
+      </p>
+    </>
   );
 }
 
