@@ -85,7 +85,7 @@ describe('an integrator in Python, standard library only, reached by host name',
     expect({ status: run.status, output: run.stderr.split('\n').slice(-4).join('\n') }).toEqual({ status: 0, output: expect.stringContaining('OK') });
   });
 
-  it('registers itself as http://localhost:<port>/hooks/v1; the platform calls /test and /test/auth there', async () => {
+  it('registers itself as http://localhost:<port>/hooks/v1; the platform calls /test and /test/auth there, and it refuses the forged and stale checks', async () => {
     integrator = await PythonIntegrator.start({
       port: await freePort(),
       secret: SECRET,
@@ -107,7 +107,11 @@ describe('an integrator in Python, standard library only, reached by host name',
     expect(calls.map((call) => ({ call: call.call, method: call.method, path: call.path, status: call.status, verified: call.verified }))).toEqual([
       { call: 'test', method: 'GET', path: `${BASE_PATH}/test`, status: 200, verified: { hmac: false, standardWebhooks: false } },
       { call: 'test-auth', method: 'GET', path: `${BASE_PATH}/test/auth`, status: 200, verified: BOTH_VERIFIED },
+      // Signed with a wrong secret, then signed right but stale: it verifies, so the profile carries no warning.
+      { call: 'test-auth', method: 'GET', path: `${BASE_PATH}/test/auth`, status: 401, verified: { hmac: false, standardWebhooks: false } },
+      { call: 'test-auth', method: 'GET', path: `${BASE_PATH}/test/auth`, status: 401, verified: { hmac: false, standardWebhooks: false } },
     ]);
+    expect(profile).toMatchObject({ verificationWarning: null });
   });
 
   it('a worker’s answer reaches it as a Worker Offer Response, verified under both schemes', async () => {
