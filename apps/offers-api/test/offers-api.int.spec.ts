@@ -419,23 +419,27 @@ describe('worker app: listing and answering', () => {
       response: 'applied',
       previousResponse: 'awaiting',
       respondedAt: expect.stringMatching(/Z$/),
+      sequence: 1,
     });
   });
 
-  it('changing the answer is a new event', async () => {
+  it('changing the answer is a new event, numbered after the last for that recipient alone', async () => {
     const id = await createOffer(ids(acme, 1));
     const me = worker(acme, 0);
     await me.answer(id, 'applied');
     await me.answer(id, 'rejected');
+    await me.answer(id, 'rejected');
+    await me.answer(id, 'applied');
     const events = await eventually(async () => {
       const found = await eventsFor(id, 'offers.response.recorded');
-      return found.length === 2 && found;
+      return found.length === 3 && found;
     });
-    expect(events.map((e) => [e.data.previousResponse, e.data.response])).toEqual([
-      ['awaiting', 'applied'],
-      ['applied', 'rejected'],
+    expect(events.map((e) => [e.data.previousResponse, e.data.response, e.data.sequence])).toEqual([
+      ['awaiting', 'applied', 1],
+      ['applied', 'rejected', 2],
+      ['rejected', 'applied', 3],
     ]);
-    expect((await sender.getOffer(id)).json.recipients[0].response).toBe('rejected');
+    expect((await sender.getOffer(id)).json.recipients[0].response).toBe('applied');
   });
 
   it('a worker cannot answer an offer not sent to them, or answer nonsense', async () => {

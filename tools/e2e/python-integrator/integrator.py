@@ -196,6 +196,28 @@ class Received:
             return {"calls": list(self.calls), "webhooks": list(self.webhooks.values())}
 
 
+class AnswerOrder:
+    """Per (offer, worker), the highest answer sequence applied: a call with a lower or equal one is stale or a repeat."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.latest = {}
+
+    def apply(self, answer):
+        """True when the answer is the newest seen for its recipient (apply it); False to acknowledge and drop it."""
+        key = (answer["offerId"], answer["workerId"])
+        sequence = answer.get("sequence")
+        with self.lock:
+            held = self.latest.get(key)
+            if not isinstance(sequence, int) or isinstance(sequence, bool):
+                # An answer recorded before answers were numbered: newest only if none numbered is held.
+                return held is None
+            if held is not None and sequence <= held:
+                return False
+            self.latest[key] = sequence
+            return True
+
+
 # ---------------------------------------------------------------------------------------------
 # HTTP
 
@@ -206,6 +228,7 @@ class Integrator(BaseHTTPRequestHandler):
     server_version = "PythonIntegrator/1.0"
     config = None  # set by serve()
     received = None
+    answers = None
 
     def do_GET(self):
         self.handle_call()
@@ -287,6 +310,8 @@ class Integrator(BaseHTTPRequestHandler):
             return self.answer(400, {"error": "not a Worker Offer Response"})
         call = self.call_record("offer-response", raw_body, reasons, 204)
         call["duplicate"] = not self.received.first_delivery(deduplication_key(call["webhookId"], raw_body), call)
+        # Calls may arrive out of order (a retry after a newer answer): an older answer is acknowledged, not applied.
+        call["stale"] = not call["duplicate"] and not self.answers.apply(answer)
         self.received.record(call)
         # A repeat (retry, redelivery, replay) gets a 2xx too, but is not acted on twice.
         self.answer(204)
@@ -392,6 +417,7 @@ def serve(config):
     """Listens on the loopback addresses `localhost` may resolve to (127.0.0.1 and, where there is one, ::1)."""
     Integrator.config = config
     Integrator.received = Received()
+    Integrator.answers = AnswerOrder()
     servers = []
     port = config.port
     addresses = [config.host]

@@ -3,7 +3,7 @@
 import unittest
 from email.message import Message
 
-from integrator import deduplication_key, verify_hmac, verify_standard_webhook, webhook_id_problem
+from integrator import AnswerOrder, deduplication_key, verify_hmac, verify_standard_webhook, webhook_id_problem
 
 SECRET = "example-secret-do-not-use"
 NEW_SECRET = "example-secret-2-do-not-use"
@@ -110,3 +110,35 @@ class Deduplication(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class AnswersInOrder(unittest.TestCase):
+    def answer(self, sequence=None, worker="w1"):
+        body = {"offerId": "o1", "workerId": worker}
+        return body if sequence is None else {**body, "sequence": sequence}
+
+    def test_drops_a_lower_or_equal_sequence(self):
+        order = AnswerOrder()
+        self.assertTrue(order.apply(self.answer(2)))
+        self.assertFalse(order.apply(self.answer(1)))
+        self.assertFalse(order.apply(self.answer(2)))
+        self.assertTrue(order.apply(self.answer(3)))
+
+    def test_recipients_are_independent(self):
+        order = AnswerOrder()
+        self.assertTrue(order.apply(self.answer(5)))
+        self.assertTrue(order.apply(self.answer(1, worker="w2")))
+
+    def test_an_unnumbered_answer_applies_only_before_any_numbered_one(self):
+        order = AnswerOrder()
+        self.assertTrue(order.apply(self.answer()))
+        self.assertTrue(order.apply(self.answer(1)))
+        self.assertFalse(order.apply(self.answer()))
+
+    def test_any_arrival_order_ends_with_the_latest_and_accepts_increasing(self):
+        import itertools
+        for arrivals in itertools.permutations([1, 2, 3, 4, 2, 3]):
+            order = AnswerOrder()
+            accepted = [sequence for sequence in arrivals if order.apply(self.answer(sequence))]
+            self.assertEqual(accepted, sorted(set(accepted)))
+            self.assertEqual(accepted[-1], 4)

@@ -123,10 +123,10 @@ describe('an integrator in Python, standard library only, reached by host name',
     expect((await sender.as(worker.token).answer(offerId, 'applied')).status).toBe(200);
 
     const [call] = await recorded('the Worker Offer Response', (c) => c.call === 'offer-response' && c.body.includes(offerId));
-    expect(call).toMatchObject({ method: 'POST', path: `${BASE_PATH}/offer/response`, status: 204, verified: BOTH_VERIFIED, reasons: {}, duplicate: false });
+    expect(call).toMatchObject({ method: 'POST', path: `${BASE_PATH}/offer/response`, status: 204, verified: BOTH_VERIFIED, reasons: {}, duplicate: false, stale: false });
     const body = JSON.parse(call.body) as Record<string, string>;
-    expect(Object.keys(body)).toEqual(['eventId', 'offerId', 'workerId', 'response', 'respondedAt']);
-    expect(body).toEqual({ eventId: expect.any(String), offerId, workerId: worker.id, response: 'applied', respondedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) });
+    expect(Object.keys(body)).toEqual(['eventId', 'offerId', 'workerId', 'response', 'respondedAt', 'sequence']);
+    expect(body).toEqual({ eventId: expect.any(String), offerId, workerId: worker.id, response: 'applied', respondedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), sequence: 1 });
     expect(call.webhookId).toBe(`${body.eventId}:${agency.organisation.id}`);
   });
 

@@ -119,6 +119,13 @@ describe('Java recipe (JDK 17, no libraries)', () => {
     const got = verdicts(run.stdout);
     for (const v of VECTORS) expect([v.name, got[v.name]]).toEqual([v.name, { hmac: word(v.expected.hmac), v1: word(v.expected.v1), v1a: word(v.expected.v1a) }]);
   });
+
+  it('drops an answer whose sequence is not above the highest applied for its (offer, worker)', () => {
+    const answers = ['o1 w1 -', 'o1 w1 2', 'o1 w1 1', 'o1 w1 2', 'o1 w2 1', 'o1 w1 -', 'o1 w1 3'];
+    const run = spawnSync('java', [JAVA_RECIPE], { input: answers.map((answer) => `answer ${answer}\n`).join(''), encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim().split('\n')).toEqual(['applied', 'applied', 'dropped', 'dropped', 'applied', 'dropped', 'applied'].map((verdict, i) => `answer ${i + 1} ${verdict}`));
+  });
 });
 
 describe('Python recipe (the Python integrator’s own functions, standard library only)', () => {

@@ -5,6 +5,7 @@ import { ContactSuggestionView } from '@availability/contracts';
 import { ProblemException, rawBodyOf } from '@availability/service-core';
 import { ExampleIntegratorConfig } from '../config/example-integrator.config.js';
 import { loadContacts, parseSuggestionRequest, type SeededContact, suggest } from '../contacts/contacts.js';
+import { AnswerOrder, numberedAnswerOf } from './answer-order.js';
 import { ReceivedTokenGuard } from './received-token.guard.js';
 import { ReceivedStore } from './received.store.js';
 import { SignatureGuard } from './signature.guard.js';
@@ -20,6 +21,9 @@ import { AuthenticatedView, ReceivedView, ReceivedWebhooksView, UpView } from '.
 @Controller()
 export class WebhooksController {
   private readonly contacts: SeededContact[];
+
+  /** The newest answer's sequence per (offer, worker): what a real integrator keeps beside the answer it applied. */
+  private readonly answers = new AnswerOrder();
 
   constructor(
     private readonly received: ReceivedStore,
@@ -52,7 +56,11 @@ export class WebhooksController {
   @ApiResponse({ status: 400, description: 'No webhook-id, or one that names no event (`<eventId>:<organisationId>`)' })
   @ApiResponse({ status: 401, description: 'Signature missing, wrong or stale' })
   offerResponse(@Req() request: FastifyRequest): ReceivedView {
-    return { received: this.record(request) };
+    const received = this.record(request);
+    // Calls may arrive out of order: an older answer than one applied is acknowledged, not applied.
+    const answer = received ? numberedAnswerOf(rawBodyOf(request).toString('utf8')) : undefined;
+    if (answer) this.answers.apply(answer);
+    return { received };
   }
 
   @Get('contact/new/:workerId')
@@ -90,6 +98,7 @@ export class WebhooksController {
   @HttpCode(204)
   clear(): void {
     this.received.clear();
+    this.answers.clear();
   }
 
   /**

@@ -6,6 +6,7 @@ import { RecipientWithoutOfferCheck1764400000000 } from './1764400000000-recipie
 import { RecipientWorkerUuid1764410000000 } from './1764410000000-recipient-worker-uuid.js';
 import { OfferOrganisationPage1764900000000 } from './1764900000000-offer-organisation-page.js';
 import { IdempotencyKeyCreated1767000000000 } from './1767000000000-idempotency-key-created.js';
+import { AnswerSequence1767600000000 } from './1767600000000-answer-sequence.js';
 
 /** offers-api's migrations, in order: applied at start-up and by `migrate.js`. */
 export const OFFERS_MIGRATIONS = [
@@ -20,4 +21,5 @@ export const OFFERS_MIGRATIONS = [
   outboxVacuumMigration(OFFERS_SCHEMA, 1765000000000),
   IdempotencyKeyCreated1767000000000,
   outboxPublishedIndexMigration(OFFERS_SCHEMA, 1767100000000),
+  AnswerSequence1767600000000,
 ];

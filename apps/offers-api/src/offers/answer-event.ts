@@ -17,9 +17,10 @@ export interface AnswerEvent {
 const FROM_THE_OFFER_ROW = '00000000-0000-4000-8000-000000000000';
 
 /**
- * The answer's event is written by the one statement that records the answer, and two of its fields
- * are read there from the locked rows: the offer's organisation (a uuid column) and the answer it
- * replaces (a column whose CHECK allows only the schema's values). Everything the service supplies is
+ * The answer's event is written by the one statement that records the answer, and three of its fields
+ * are read there from the locked rows: the offer's organisation (a uuid column), the answer it
+ * replaces (a column whose CHECK allows only the schema's values) and the recipient's answer count
+ * (an integer the statement increments from 0, so at least 1). Everything the service supplies is
  * checked against the event's schema here, before the statement runs, as `outboxMessage` checks every
  * other event: a value the schema refuses fails the answer instead of reaching the outbox.
  */
@@ -33,6 +34,7 @@ export function answerEvent(offerId: string, workerId: string, response: WorkerA
     response,
     previousResponse: RecipientResponse.Awaiting,
     respondedAt: at.toISOString(),
+    sequence: 1,
   };
   const checked = outboxMessage(EventSubject.OfferResponseRecorded, event);
   return { eventId: checked.eventId, subject: EventSubject.OfferResponseRecorded, at: event.occurredAt, traceparent: checked.traceparent, requestId: checked.requestId };

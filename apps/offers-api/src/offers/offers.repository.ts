@@ -148,7 +148,8 @@ const SELECT_OFFER_VERSION: PreparedStatement = {
 /**
  * A worker's answer in one statement (one round trip, its own transaction): lock the offer and the
  * worker's entry, and only if the offer is open and the answer differs, record it, bump the offer's
- * version (cached documents of it are now stale) and write the `offers.response.recorded` event
+ * version (cached documents of it are now stale), count the recipient's answers (the event's `sequence`,
+ * which lets an integrator drop an answer that arrives after a newer one) and write the `offers.response.recorded` event
  * (OfferResponseRecordedEvent, checked by `answerEvent` before it runs) to the outbox. Answers to one offer queue on its row lock, so holding it for one statement instead of
  * a transaction's worth of round trips is what lets a popular offer take many answers a second.
  * Returns the state found, for the caller to explain a refusal, and the event written, when it changed.
@@ -162,11 +163,11 @@ const ANSWER: PreparedStatement = {
            FROM offers.offer o JOIN offers.recipient r ON r.offer_id = o.id AND r.worker_id = $2::uuid
            WHERE o.id = $1::uuid FOR UPDATE
          ), answered AS (
-           UPDATE offers.recipient r SET response = $3::text, responded_at = $4::timestamptz
+           UPDATE offers.recipient r SET response = $3::text, responded_at = $4::timestamptz, answer_sequence = r.answer_sequence + 1
            FROM target t
            WHERE r.offer_id = t.id AND r.worker_id = $2::uuid
              AND NOT t.widthdrawn AND NOT t.complete AND NOT t.ended AND t.response <> $3::text
-           RETURNING t.organisation_id, t.response AS previous
+           RETURNING t.organisation_id, t.response AS previous, r.answer_sequence AS sequence
          ), bumped AS (
            UPDATE offers.offer SET version = version + 1, updated_at = $4::timestamptz
            WHERE id = $1::uuid AND EXISTS (SELECT FROM answered)
@@ -174,7 +175,8 @@ const ANSWER: PreparedStatement = {
            INSERT INTO ${outboxTable(OFFERS_SCHEMA)} (event_id, subject, payload, trace_id, traceparent)
            SELECT $5::uuid, $6::text, json_build_object(
              'eventId', $5::uuid, 'occurredAt', $7::text, 'organisationId', a.organisation_id,
-             'offerId', $1::uuid, 'workerId', $2::uuid, 'response', $3::text, 'previousResponse', a.previous, 'respondedAt', $7::text
+             'offerId', $1::uuid, 'workerId', $2::uuid, 'response', $3::text, 'previousResponse', a.previous, 'respondedAt', $7::text,
+             'sequence', a.sequence
            ), $8::text, $9::text
            FROM answered a
            RETURNING payload::text

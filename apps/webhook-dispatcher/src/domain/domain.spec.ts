@@ -143,8 +143,17 @@ describe('webhook calls', () => {
     expect(call.body).toBe(`{"eventId":"${EVENT_ID}","offerId":"0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b","workerId":"w1","response":"applied","respondedAt":"2026-11-22T10:55:03.000Z"}`);
   });
 
+  it('puts the recipient’s answer sequence after respondedAt, and sends an older event’s answer without one', () => {
+    expect(offerResponseCall(answer({ sequence: 2 })).body).toBe(
+      `{"eventId":"${EVENT_ID}","offerId":"0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b","workerId":"w1","response":"applied","respondedAt":"2026-11-22T10:55:03.000Z","sequence":2}`,
+    );
+    expect(eventProblem(EventSubject.OfferResponseRecorded, answer({ sequence: 2 }))).toBeUndefined();
+    expect(eventProblem(EventSubject.OfferResponseRecorded, answer({ sequence: 0 }))).toBeDefined();
+    expect(JSON.parse(offerResponseCall(answer()).body)).not.toHaveProperty('sequence');
+  });
+
   it('sends a Worker Offer Response body the integrator contract describes', () => {
-    const call = offerResponseCall(answer({ workerId: '3b9c7e1e-7d3f-4c52-a0de-5f7b3a9f1c20', response: 'rejected', previousResponse: 'applied' }));
+    const call = offerResponseCall(answer({ workerId: '3b9c7e1e-7d3f-4c52-a0de-5f7b3a9f1c20', response: 'rejected', previousResponse: 'applied', sequence: 2 }));
     expect(Value.Errors(WorkerOfferResponse, JSON.parse(call.body)).First()).toBeUndefined();
   });
 
@@ -178,7 +187,7 @@ describe('webhook calls', () => {
       expect(call.eventId).toBe('00000000-0000-4000-8000-000000000001');
       expect(call.body).toBe(
         '{"eventId":"00000000-0000-4000-8000-000000000001","offerId":"00000000-0000-4000-8000-000000000002",' +
-          '"workerId":"00000000-0000-4000-8000-000000000003","response":"applied","respondedAt":"2026-11-24T09:00:00.000Z","test":true}',
+          '"workerId":"00000000-0000-4000-8000-000000000003","response":"applied","respondedAt":"2026-11-24T09:00:00.000Z","sequence":1,"test":true}',
       );
       expect(Value.Errors(WorkerOfferResponse, JSON.parse(call.body)).First()).toBeUndefined();
     });

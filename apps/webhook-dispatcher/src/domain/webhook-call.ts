@@ -38,15 +38,20 @@ export interface WebhookCall {
  * `offers.response.recorded` → `POST /offer/response` to the offer's sending organisation (DESIGN 4).
  * The event has been checked against its schema before it gets here.
  */
-export function offerResponseCall(event: Pick<OfferResponseRecordedEvent, 'eventId' | 'organisationId' | 'offerId' | 'workerId' | 'response' | 'respondedAt'>, test = false): WebhookCall {
-  // Key order is part of the contract (DESIGN 4): eventId, offerId, workerId, response, respondedAt;
-  // a test event adds `test: true` last (an optional field of the contract).
+export function offerResponseCall(
+  event: Pick<OfferResponseRecordedEvent, 'eventId' | 'organisationId' | 'offerId' | 'workerId' | 'response' | 'respondedAt' | 'sequence'>,
+  test = false,
+): WebhookCall {
+  // Key order is part of the contract (DESIGN 4): eventId, offerId, workerId, response, respondedAt,
+  // then `sequence` (absent on an event from an older producer: it is sent without one) and, on a
+  // test event, `test: true` last (both optional fields of the contract).
   const body = JSON.stringify({
     eventId: event.eventId,
     offerId: event.offerId,
     workerId: event.workerId,
     response: event.response,
     respondedAt: event.respondedAt,
+    ...(event.sequence === undefined ? {} : { sequence: event.sequence }),
     ...(test ? { test: true } : {}),
   });
   const call: WebhookCall = { organisationId: event.organisationId, eventId: event.eventId, subject: EventSubject.OfferResponseRecorded, method: 'POST', path: '/offer/response', body };
@@ -69,7 +74,7 @@ export function testCall(type: WebhookType, organisationId: string, newId: () =>
   const eventId = newId();
   switch (type) {
     case 'offer-response':
-      return offerResponseCall({ eventId, organisationId, offerId: newId(), workerId: newId(), response: 'applied', respondedAt: now.toISOString() }, true);
+      return offerResponseCall({ eventId, organisationId, offerId: newId(), workerId: newId(), response: 'applied', respondedAt: now.toISOString(), sequence: 1 }, true);
     case 'contact-added':
       return contactAddedCall({ eventId, organisationId, workerId: newId() }, true);
   }

@@ -36,6 +36,12 @@ export const OfferResponseRecordedEvent = Type.Composite(
       response: Type.Union(WORKER_ANSWERS.map((answer) => Type.Literal(answer))),
       previousResponse: Type.Union(Object.values(RecipientResponse).map((response) => Type.Literal(response))),
       respondedAt: UtcTimestamp,
+      sequence: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          description: 'The count of this recipient’s answers, this one included: a later answer has a higher one. Absent on events from producers that predate it.',
+        }),
+      ),
     }),
   ],
   { description: 'A worker applied or rejected; the sending organisation’s integrator gets a Worker Offer Response.' },

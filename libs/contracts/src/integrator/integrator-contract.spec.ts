@@ -40,6 +40,23 @@ describe('integrator contract schemas', () => {
     ).toBe(true);
   });
 
+  it('numbers answers with an optional sequence of at least 1, which a reader of the body without it may ignore', () => {
+    const body = {
+      eventId: '7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f',
+      offerId: '0b9e3c1a-5d7f-4e2a-9c8b-6a5f4e3d2c1b',
+      workerId: '3b9c7e1e-7d3f-4c52-a0de-5f7b3a9f1c20',
+      response: 'rejected',
+      respondedAt: '2026-11-22T10:55:02.000Z',
+    };
+    expect(Value.Check(WorkerOfferResponse, { ...body, sequence: 2 })).toBe(true);
+    expect(Value.Check(WorkerOfferResponse, body)).toBe(true);
+    expect(Value.Check(WorkerOfferResponse, { ...body, sequence: 0 })).toBe(false);
+    expect(Value.Check(WorkerOfferResponse, { ...body, sequence: 1.5 })).toBe(false);
+    const current = JSON.parse(JSON.stringify(WorkerOfferResponse)) as Parameters<typeof breakingChangesForReaders>[1] & { properties: Record<string, object> };
+    const { sequence: _sequence, ...released } = current.properties;
+    expect(breakingChangesForReaders({ ...current, properties: released }, current)).toEqual([]);
+  });
+
   it('marks a test event with an optional test: true, which a reader of the released body may ignore', () => {
     const body = {
       eventId: '7d1f5a9e-2b3c-4d5e-8f90-1a2b3c4d5e6f',

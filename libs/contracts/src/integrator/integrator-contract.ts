@@ -35,6 +35,13 @@ export const WorkerOfferResponse = Type.Object({
   workerId: WorkerId,
   response: Type.Union(WORKER_ANSWERS.map((answer) => Type.Literal(answer))),
   respondedAt: UtcTimestamp,
+  sequence: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'The count of this worker’s answers to this offer, this one included: a later answer has a higher one. Keep, per (offerId, workerId), the highest sequence seen; answer 200 to a call with a lower or equal one but do not apply it (it is stale or a repeat). Absent only on an answer recorded before the platform numbered answers.',
+    }),
+  ),
   test: Type.Optional(
     Type.Literal(true, {
       description:

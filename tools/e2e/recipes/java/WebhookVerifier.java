@@ -129,6 +129,25 @@ public final class WebhookVerifier {
     return valid;
   }
 
+  /**
+   * The integrator guide's rule for answers in order: keep, per (offerId, workerId), the highest
+   * `sequence` applied; a Worker Offer Response with a lower or equal one is stale or a repeat:
+   * answer 2xx, do not apply it. `sequence` is null on an answer recorded before answers were numbered.
+   */
+  public static final class AnswerOrder {
+    private final Map<String, Long> latest = new HashMap<>();
+
+    /** True when the answer is the newest for its recipient (apply it); false to acknowledge and drop it. */
+    public synchronized boolean apply(String offerId, String workerId, Long sequence) {
+      String key = offerId + " " + workerId;
+      Long held = latest.get(key);
+      if (sequence == null) return held == null;
+      if (held != null && sequence <= held) return false;
+      latest.put(key, sequence);
+      return true;
+    }
+  }
+
   private static byte[] hmacSha256(byte[] key, byte[] message) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
@@ -155,7 +174,8 @@ public final class WebhookVerifier {
   /**
    * Reads requests from standard input, one block each (`name`, `now <ms>`, `secret <s>`, `key <kid> <x>`,
    * `method`, `target`, `header <name>: <value>`, `body <base64>`, then `end`) and prints
-   * `<name> hmac=<ok|fail> v1=<ok|fail> v1a=<ok|fail>` for each.
+   * `<name> hmac=<ok|fail> v1=<ok|fail> v1a=<ok|fail>` for each. A line `answer <offerId> <workerId>
+   * <sequence|->` goes through one AnswerOrder and prints `answer <n> applied|dropped` (n counts from 1).
    */
   public static void main(String[] args) throws Exception {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -165,6 +185,8 @@ public final class WebhookVerifier {
     List<String> secrets = new ArrayList<>();
     Map<String, String> keys = new HashMap<>();
     Map<String, List<String>> headers = new LinkedHashMap<>();
+    AnswerOrder answers = new AnswerOrder();
+    int answerNo = 0;
     for (String line = in.readLine(); line != null; line = in.readLine()) {
       int space = line.indexOf(' ');
       String word = space < 0 ? line : line.substring(0, space);
@@ -178,6 +200,11 @@ public final class WebhookVerifier {
         case "target" -> target = rest;
         case "header" -> headers.computeIfAbsent(rest.substring(0, rest.indexOf(':')).toLowerCase(), k -> new ArrayList<>()).add(rest.substring(rest.indexOf(':') + 2));
         case "body" -> body = Base64.getDecoder().decode(rest);
+        case "answer" -> {
+          String[] fields = rest.split(" ");
+          Long sequence = fields[2].equals("-") ? null : Long.valueOf(fields[2]);
+          System.out.println("answer " + (++answerNo) + " " + (answers.apply(fields[0], fields[1], sequence) ? "applied" : "dropped"));
+        }
         case "end" -> {
           System.out.println(name
               + " hmac=" + (verifyHmac(secrets, method, target, body, headers, now) ? "ok" : "fail")
