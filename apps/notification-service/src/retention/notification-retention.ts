@@ -14,8 +14,8 @@ function fanOutFinished(table: string): string {
 
 /**
  * What notification-service prunes: what each worker was told, the stage of each offer pushed to
- * each worker (kept as long as what they were told), the push log, answers once their digest went (or given up), and handled parked events. Devices and Web Push subscriptions are the
- * workers' own (kept until removed, or gone at the push service); the offer read model is kept as
+ * each worker (kept as long as what they were told), the push log, answers once their digest went
+ * (or given up), and handled parked events. Devices and Web Push subscriptions are the workers' own (kept until removed, or gone at the push service); the offer read model is kept as
  * offers are; pending fan-outs and e-mails are work in progress, deleted as it finishes.
  */
 export function notificationRetention(config: NotificationServiceConfig): RetentionClass[] {
