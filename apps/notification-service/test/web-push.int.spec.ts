@@ -181,7 +181,7 @@ describe('pushes to browsers', () => {
 
     for (const browser of [laptop, phoneBrowser, w1Browser]) {
       expect(payloads(browser.subscription.endpoint)).toEqual([
-        { kind: 'offer.created', offerId: event.offerId, title: 'New offer of work', body: '“Warehouse night shift”: tap to apply or reject.' },
+        { kind: 'offer.created', offerId: event.offerId, title: 'New offer of work', body: '“Warehouse night shift”: tap to apply or reject.', stage: 'created', stageOrder: 1 },
       ]);
     }
     expect(pushService.received(laptop.subscription.endpoint)[0]).toMatchObject({ ttl: 86400, urgency: 'high', vapid: { sub: 'mailto:push-tests@availability.example' } });
@@ -203,14 +203,14 @@ describe('pushes to browsers', () => {
     const completed: OfferCompletedEvent = { ...envelope(organisationId), offerId: randomUUID(), title: 'Forklift driver', successfulWorkerIds: [w2.id], unsuccessfulWorkerIds: [w3.id] };
     await events.publish('offers.completed', completed);
     await eventually(() => payloads(chosen.subscription.endpoint).length > 0 && payloads(passedOver.subscription.endpoint).length > 0, 15_000, 'completion pushes');
-    expect(payloads(chosen.subscription.endpoint)).toEqual([{ kind: 'offer.successful', offerId: completed.offerId, title: 'You got the work', body: 'You were successful for “Forklift driver”.' }]);
-    expect(payloads(passedOver.subscription.endpoint)).toEqual([{ kind: 'offer.unsuccessful', offerId: completed.offerId, title: 'Offer filled', body: 'You were not selected for “Forklift driver”.' }]);
+    expect(payloads(chosen.subscription.endpoint)).toEqual([{ kind: 'offer.successful', offerId: completed.offerId, title: 'You got the work', body: 'You were successful for “Forklift driver”.', stage: 'final', stageOrder: 3 }]);
+    expect(payloads(passedOver.subscription.endpoint)).toEqual([{ kind: 'offer.unsuccessful', offerId: completed.offerId, title: 'Offer filled', body: 'You were not selected for “Forklift driver”.', stage: 'final', stageOrder: 3 }]);
 
     const withdrawn: OfferWithdrawnEvent = { ...envelope(organisationId), offerId: randomUUID(), title: 'Cancelled shift', workerIds: [w2.id, w3.id] };
     await events.publish('offers.withdrawn', withdrawn);
     await eventually(() => payloads(chosen.subscription.endpoint).length > 1 && payloads(passedOver.subscription.endpoint).length > 1, 15_000, 'withdrawal pushes');
     for (const browser of [chosen, passedOver]) {
-      expect(payloads(browser.subscription.endpoint)[1]).toEqual({ kind: 'offer.withdrawn', offerId: withdrawn.offerId, title: 'Offer withdrawn', body: '“Cancelled shift” was withdrawn by the sender.' });
+      expect(payloads(browser.subscription.endpoint)[1]).toEqual({ kind: 'offer.withdrawn', offerId: withdrawn.offerId, title: 'Offer withdrawn', body: '“Cancelled shift” was withdrawn by the sender.', stage: 'final', stageOrder: 3 });
     }
   });
 

@@ -8,6 +8,7 @@ import { PendingEmails1766100000000 } from './1766100000000-pending-emails.js';
 import { PushDeliveryCreated1767000000000 } from './1767000000000-push-delivery-created.js';
 import { NotificationRetention1767100000000 } from './1767100000000-notification-retention.js';
 import { PendingEmailQueuedJob1767300000000 } from './1767300000000-pending-email-queued-job.js';
+import { OfferStages1767600000000 } from './1767600000000-offer-stages.js';
 
 /** notification-service's migrations, in order: applied at start-up and by `migrate.js`. */
 export const NOTIFICATIONS_MIGRATIONS = [
@@ -21,4 +22,5 @@ export const NOTIFICATIONS_MIGRATIONS = [
   NotificationRetention1767100000000,
   parkedEventsHandledMigration(NOTIFICATIONS_SCHEMA, 1767200000000),
   PendingEmailQueuedJob1767300000000,
+  OfferStages1767600000000,
 ];

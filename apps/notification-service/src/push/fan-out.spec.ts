@@ -59,7 +59,7 @@ describe('notification content', () => {
       kind: 'offer.created',
       title: 'New offer of work',
       body: '“Bar staff”: tap to apply or reject.',
-      data: { kind: 'offer.created', offerId: 'o', organisationId: 'org', eventId: 'e' },
+      data: { kind: 'offer.created', offerId: 'o', organisationId: 'org', eventId: 'e', stage: 'created', stageOrder: '1' },
     });
     expect(notificationContent('offer.successful', offer, 'e').body).toBe('You were successful for “Bar staff”.');
     expect(notificationContent('offer.unsuccessful', offer, 'e').body).toBe('You were not selected for “Bar staff”.');

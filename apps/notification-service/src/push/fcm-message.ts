@@ -13,11 +13,11 @@ export const ANDROID_CHANNEL_ID = 'offers';
 
 /**
  * One push as firebase-admin's `TokenMessage`: a visible notification on both platforms, high
- * priority (offers are time-critical), the same expiry on both, a collapse key per offer and kind,
+ * priority (offers are time-critical), the same expiry on both, a collapse key per offer,
  * and string-only data for the app.
  */
 export function toFcmMessage(message: PushMessage, options: FcmMessageOptions): TokenMessage {
-  const key = collapseKey(message.kind, message.offerId);
+  const key = collapseKey(message.offerId);
   const expiresAt = Math.floor(options.now.getTime() / 1000) + options.ttlSeconds;
   return {
     token: message.token,

@@ -86,7 +86,7 @@ function push(kind: PushKind, token: string, platform: 'ios' | 'android' = 'andr
 describe('toFcmMessage (firebase-admin TokenMessage)', () => {
   const now = new Date('2030-01-01T00:00:00Z');
 
-  it('maps each kind to a visible notification with string data, high priority, TTL and collapse keys', () => {
+  it('maps each kind to a visible notification with string data, high priority, TTL and a collapse key per offer', () => {
     const message: TokenMessage = toFcmMessage(push('offer.created', 'tok-a'), { ttlSeconds: 3600, now });
     expect(message).toEqual({
       token: 'tok-a',
@@ -96,18 +96,20 @@ describe('toFcmMessage (firebase-admin TokenMessage)', () => {
         offerId: '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21',
         organisationId: '0b6f1b7e-8a3e-4a57-9b0b-1d2e3f4a5b6c',
         eventId: 'a3c1e2f4-5b6d-4e7f-8a9b-0c1d2e3f4a5b',
+        stage: 'created',
+        stageOrder: '1',
       },
       android: {
         priority: 'high',
         ttl: 3_600_000,
-        collapseKey: '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21:offer.created',
-        notification: { channelId: 'offers', tag: '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21:offer.created', sound: 'default' },
+        collapseKey: '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21',
+        notification: { channelId: 'offers', tag: '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21', sound: 'default' },
       },
       apns: {
         headers: {
           'apns-priority': '10',
           'apns-push-type': 'alert',
-          'apns-collapse-id': '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21:offer.created',
+          'apns-collapse-id': '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21',
           'apns-expiration': String(Date.parse('2030-01-01T01:00:00Z') / 1000),
         },
         payload: { aps: { alert: { title: 'New offer of work', body: '“Night pickers”: tap to apply or reject.' }, sound: 'default', threadId: '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21' } },
@@ -119,7 +121,9 @@ describe('toFcmMessage (firebase-admin TokenMessage)', () => {
       expect(mapped.notification?.body).toContain('Night pickers');
       // APNs allows at most 64 bytes of collapse id.
       expect(Buffer.byteLength(mapped.apns?.headers?.['apns-collapse-id'] ?? '')).toBeLessThanOrEqual(64);
-      expect(mapped.android?.collapseKey).toBe(`6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21:${kind}`);
+      // One key for all of an offer's pushes: the final one replaces the offer's on the device.
+      expect(mapped.android?.collapseKey).toBe('6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21');
+      expect(mapped.data).toMatchObject({ stage: 'final', stageOrder: '3' });
     }
     expect(toFcmMessage(push('offer.successful', 'x'), { ttlSeconds: 60, now }).notification?.title).toBe('You got the work');
     expect(toFcmMessage(push('offer.unsuccessful', 'x'), { ttlSeconds: 60, now }).notification?.title).toBe('Offer filled');
@@ -140,8 +144,8 @@ describe('toFcmMessage (firebase-admin TokenMessage)', () => {
     expect(wire.android).toEqual({
       priority: 'high',
       ttl: '86400s',
-      collapse_key: '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21:offer.created',
-      notification: { channel_id: 'offers', tag: '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21:offer.created', sound: 'default' },
+      collapse_key: '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21',
+      notification: { channel_id: 'offers', tag: '6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21', sound: 'default' },
     });
     expect(wire.apns.headers['apns-push-type']).toBe('alert');
     expect(wire.apns.payload.aps['thread-id']).toBe('6f1d3c3e-1b7a-4a53-9a57-3c4d1f0e9b21');

@@ -4,7 +4,7 @@ import type { PushTarget } from './fan-out.js';
 import type { PendingFanOut, UnfinishedPush } from './push-recovery.js';
 import type { PushKind, PushPlatform } from './push-transport.js';
 
-export type DeliveryStatus = 'sending' | 'sent' | 'retrying' | 'failed' | 'token_removed';
+export type DeliveryStatus = 'sending' | 'sent' | 'retrying' | 'failed' | 'token_removed' | 'superseded';
 
 export interface DeliveryRecord {
   eventId: string;
@@ -108,6 +108,24 @@ export class PushRepository {
        FROM candidates c JOIN claimed ON claimed.device_id = c.id`,
       [event.eventId, targets.map((t) => t.d), targets.map((t) => t.w), targets.map((t) => t.k), event.offerId, jobId, abandonedBefore],
     );
+  }
+
+  /**
+   * Records this event's stage of the offer for each worker where OfferStageRule lets it win (no stage
+   * yet, a lower one, or one this event recorded) and returns those workers; the others' pushes are
+   * superseded. One upsert, so of two instances deciding at once only one wins.
+   */
+  async claimStage(event: { eventId: string; offerId: string }, workers: Array<{ workerId: string; stageOrder: number }>): Promise<Set<string>> {
+    if (workers.length === 0) return new Set();
+    const rows: Array<{ workerId: string }> = await this.dataSource.query(
+      `INSERT INTO notifications.offer_stage AS s (offer_id, worker_id, stage_order, event_id)
+       SELECT $1, w.worker_id, w.stage_order, $2 FROM unnest($3::text[], $4::smallint[]) AS w(worker_id, stage_order)
+       ON CONFLICT (offer_id, worker_id) DO UPDATE SET stage_order = EXCLUDED.stage_order, event_id = EXCLUDED.event_id, updated_at = now()
+         WHERE s.stage_order < EXCLUDED.stage_order OR s.event_id = EXCLUDED.event_id
+       RETURNING s.worker_id AS "workerId"`,
+      [event.offerId, event.eventId, workers.map((w) => w.workerId), workers.map((w) => w.stageOrder)],
+    );
+    return new Set(rows.map((r) => r.workerId));
   }
 
   /** Records outcomes; a final outcome is never overwritten (unique per event and device). */

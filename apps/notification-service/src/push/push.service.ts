@@ -8,7 +8,8 @@ import { WebPushSubscriptionsRepository } from '../web-push/web-push-subscriptio
 import { retryDelay } from './fcm-errors.js';
 import { type PlannedPushJob, planPushJobs, type PushJobData, recipientKinds } from './fan-out.js';
 import { type NotificationContent, notificationContent, type OfferRef } from './notification-content.js';
-import { type DeliveryRecord, PushRepository } from './push.repository.js';
+import { OfferStageRule } from './offer-stage.js';
+import { type DeliveryRecord, type PendingDevice, PushRepository } from './push.repository.js';
 import { channelOf, type PushChannel, pushOutcome } from './push-outcome.js';
 import { maskToken, PUSH_TRANSPORT, type PushKind, type PushMessage, type PushResult, type PushTransport, WEB_PUSH_TRANSPORT } from './push-transport.js';
 
@@ -50,7 +51,8 @@ export interface OfferEvent extends OfferRef {
 @Injectable()
 export class PushService implements OnApplicationBootstrap {
   private readonly logger = new Logger('PushService');
-  private readonly pushOutcomes = counter('push_messages_total', 'Push messages handed to the transport, by outcome (sent, retrying, failed, token_removed).', ['outcome']);
+  private readonly pushOutcomes = counter('push_messages_total', 'Push messages handed to the transport, by outcome (sent, retrying, failed, token_removed), or superseded (not sent).', ['outcome']);
+  private readonly stages = new OfferStageRule();
 
   constructor(
     private readonly config: NotificationServiceConfig,
@@ -111,9 +113,15 @@ export class PushService implements OnApplicationBootstrap {
   async runJob(job: Job<PushJobData>): Promise<void> {
     const data = job.data;
     const abandonedBefore = new Date(Date.now() - this.config.JOB_RECOVERY_AFTER_MS);
-    const pending = await this.repository.claimDevices(job.id ?? `${data.eventId}.${data.batchIndex}`, data, data.targets, abandonedBefore);
-    if (pending.length === 0) return;
+    const claimed = await this.repository.claimDevices(job.id ?? `${data.eventId}.${data.batchIndex}`, data, data.targets, abandonedBefore);
+    if (claimed.length === 0) return;
     const kindByDevice = new Map(data.targets.map((t) => [t.d, t.k]));
+    const { pending, superseded } = await this.decideStages(data, claimed, kindByDevice);
+    if (superseded.length > 0) {
+      await this.repository.recordDeliveries(superseded);
+      for (const record of superseded) this.pushOutcomes.inc({ outcome: record.status });
+    }
+    if (pending.length === 0) return;
     const contents = new Map<PushKind, NotificationContent>();
     const messages: PushMessage[] = pending.map((device) => {
       const kind = kindByDevice.get(device.deviceId) as PushKind;
@@ -175,6 +183,35 @@ export class PushService implements OnApplicationBootstrap {
     if (retrying > 0) {
       throw new RetryLaterError(`${retrying} of ${messages.length} pushes of event ${data.eventId} to retry`, retryAfterMs);
     }
+  }
+
+  /**
+   * Splits the claimed devices by OfferStageRule: the workers for whom this event's stage of the offer
+   * wins get their pushes; the others' are `superseded`, never sent (a later push about the offer
+   * was recorded first).
+   */
+  private async decideStages(
+    data: PushJobData,
+    claimed: PendingDevice[],
+    kindByDevice: ReadonlyMap<string, PushKind>,
+  ): Promise<{ pending: PendingDevice[]; superseded: DeliveryRecord[] }> {
+    const stageByWorker = new Map<string, number>();
+    for (const device of claimed) stageByWorker.set(device.workerId, this.stages.stageOrder(kindByDevice.get(device.deviceId) as PushKind));
+    const winners = await this.repository.claimStage(data, [...stageByWorker].map(([workerId, stageOrder]) => ({ workerId, stageOrder })));
+    const pending = claimed.filter((device) => winners.has(device.workerId));
+    const superseded = claimed
+      .filter((device) => !winners.has(device.workerId))
+      .map((device): DeliveryRecord => ({
+        eventId: data.eventId,
+        workerId: device.workerId,
+        deviceId: device.deviceId,
+        kind: kindByDevice.get(device.deviceId) as PushKind,
+        offerId: data.offerId,
+        status: 'superseded',
+        errorCode: null,
+        messageId: null,
+      }));
+    return { pending, superseded };
   }
 
   /** One channel's batch through its transport; a throw (or a short answer) means nothing is known to be sent. */

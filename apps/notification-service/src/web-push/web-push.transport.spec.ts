@@ -45,12 +45,12 @@ describe('Web Push transport against a push service on loopback', () => {
     await pushService?.stop();
   });
 
-  it('delivers an encrypted, VAPID-signed payload the push service decrypts: kind, offerId, title, body', async () => {
+  it('delivers an encrypted, VAPID-signed payload the push service decrypts: kind, offerId, title, body, stage', async () => {
     const subscription = pushService.subscribe();
     const [result] = await transport.sendEach([message(subscription)]);
     expect(result).toMatchObject({ success: true, messageId: expect.stringMatching(/\/messages\//) });
     const [received] = pushService.received(subscription.endpoint);
-    expect(JSON.parse(received.payload)).toEqual({ kind: 'offer.created', offerId: offer.offerId, title: 'New offer of work', body: '“Night pickers”: tap to apply or reject.' });
+    expect(JSON.parse(received.payload)).toEqual({ kind: 'offer.created', offerId: offer.offerId, title: 'New offer of work', body: '“Night pickers”: tap to apply or reject.', stage: 'created', stageOrder: 1 });
     expect(received).toMatchObject({ ttl: 3600, urgency: 'high', topic: webPushTopic(message(subscription)), vapid: { aud: pushService.url, sub: vapid.subject } });
   });
 
@@ -99,7 +99,7 @@ describe('Web Push transport decisions (no network)', () => {
     expect(headers).toMatchObject({ TTL: '86400', Urgency: 'high', 'Content-Encoding': 'aes128gcm' });
     expect(headers.Authorization).toMatch(new RegExp(`^vapid t=[\\w-]+\\.[\\w-]+\\.[\\w-]+, k=${vapid.publicKey}$`));
     expect(headers.Topic).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(calls[1].headers?.Topic).not.toBe(headers.Topic); // another kind, another topic
+    expect(calls[1].headers?.Topic).toBe(headers.Topic); // one topic per offer: the later push replaces the earlier
     expect(calls[1].headers?.Authorization).toBe(headers.Authorization);
     expect(calls[2].headers?.Authorization).not.toBe(headers.Authorization);
     expect(calls[0]).toMatchObject({ url: subscription.endpoint, method: 'POST', timeoutMs: 1_000 });

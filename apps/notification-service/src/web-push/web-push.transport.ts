@@ -11,6 +11,9 @@ export interface WebPushPayload {
   offerId: string;
   title: string;
   body: string;
+  /** The offer's stage (OfferStageRule): the service worker keeps the notification of the highest. */
+  stage: string;
+  stageOrder: number;
 }
 
 /** The HTTP client the transport sends with (the platform's OutboundClient; a stub in unit tests). */
@@ -35,13 +38,20 @@ const JWT_LIFETIME_S = 12 * 3600;
 const JWT_REUSE_MS = 3600_000;
 
 export function webPushPayload(message: PushMessage): string {
-  const payload: WebPushPayload = { kind: message.kind, offerId: message.offerId, title: message.title, body: message.body };
+  const payload: WebPushPayload = {
+    kind: message.kind,
+    offerId: message.offerId,
+    title: message.title,
+    body: message.body,
+    stage: message.data.stage,
+    stageOrder: Number(message.data.stageOrder),
+  };
   return JSON.stringify(payload);
 }
 
-/** RFC 8030 Topic (≤ 32 base64url characters): a newer push about the same offer and kind replaces an undelivered one. */
+/** RFC 8030 Topic (≤ 32 base64url characters), one per offer: a later push about the offer replaces an undelivered one. */
 export function webPushTopic(message: PushMessage): string {
-  return createHash('sha256').update(`${message.offerId}:${message.kind}`).digest('base64url').slice(0, 32);
+  return createHash('sha256').update(message.offerId).digest('base64url').slice(0, 32);
 }
 
 /**

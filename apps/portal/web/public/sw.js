@@ -24,14 +24,23 @@ self.addEventListener('fetch', (event) => {
   event.respondWith(fetch(event.request).catch(() => caches.match(OFFLINE_PAGE)));
 });
 
+// One notification per offer (its id is the tag): a push of a lower stage than the one shown (it
+// arrived late) is ignored, so the worker never sees an offer go back to an earlier stage.
 self.addEventListener('push', (event) => {
   const message = event.data ? event.data.json() : {};
   const title = message.title || 'Availability';
-  event.waitUntil(
+  const stageOrder = Number(message.stageOrder) || 0;
+  const show = () =>
     self.registration.showNotification(title, {
       body: message.body || '',
       tag: message.offerId,
-      data: { url: message.offerId ? `/worker/offers/${message.offerId}` : '/worker' },
+      data: { url: message.offerId ? `/worker/offers/${message.offerId}` : '/worker', stageOrder },
+    });
+  const shown = message.offerId ? self.registration.getNotifications({ tag: message.offerId }) : Promise.resolve([]);
+  event.waitUntil(
+    shown.then((notifications) => {
+      const highest = Math.max(0, ...notifications.map((n) => Number(n.data && n.data.stageOrder) || 0));
+      return stageOrder < highest ? undefined : show();
     }),
   );
 });
