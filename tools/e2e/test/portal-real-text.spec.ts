@@ -167,6 +167,37 @@ describe('real text', () => {
   });
 });
 
+describe('right-to-left text', () => {
+  it('reads right to left wherever a person’s text is shown: titles, details, names', async () => {
+    const sender = await signIn(await browser.newContext(), 'amal@longtext.example', 'portal');
+    const worker = await signIn(await browser.newContext(), workerEmail, 'worker');
+    const arabic = ARABIC.slice(0, 20);
+    const pages: Array<[Page, string, string]> = [
+      [sender, '/offers', arabic],
+      [sender, `/offers/${offerIds[1]}`, arabic],
+      [worker, '/worker', arabic],
+      [worker, `/worker/offers/${offerIds[1]}`, arabic],
+      [worker, '/worker/contacts', arabic],
+    ];
+    const leftToRight: string[] = [];
+    for (const [page, path, text] of pages) {
+      await page.goto(`${portal.url}${path}`);
+      const shown = page.getByText(text);
+      await shown.first().waitFor();
+      // Each element whose text begins in a right-to-left script, as the browser sets it (one that begins
+      // with a Latin word stays left to right): right to left only where its direction is auto (or rtl).
+      const directions = await shown.evaluateAll((elements) =>
+        elements
+          .map((element) => element as unknown as { textContent: string | null; matches(selector: string): boolean })
+          .filter((element) => /^[\u0590-\u08FF]/.test((element.textContent ?? '').trim()))
+          .map((element) => (element.matches(':dir(rtl)') ? 'rtl' : 'ltr')),
+      );
+      if (directions.length === 0 || directions.includes('ltr')) leftToRight.push(`${path}: ${directions.join(', ') || 'no element begins with the text'}`);
+    }
+    expect(leftToRight).toEqual([]);
+  });
+});
+
 describe('invitations', () => {
   it('invites by name and address, links to the portal’s join page, and says plainly when nobody new was invited', async () => {
     const page = await signIn(await browser.newContext(), 'hadi@hirer.example', 'portal');

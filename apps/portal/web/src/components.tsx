@@ -41,7 +41,9 @@ export function Loading({ what }: { what: string }) {
 export function Page({ title, children }: { title: string; children: ReactNode }) {
   return (
     <section aria-labelledby="page-title">
-      <h1 id="page-title">{title}</h1>
+      <h1 id="page-title" dir="auto">
+        {title}
+      </h1>
       {children}
     </section>
   );

@@ -46,8 +46,13 @@ export function Layout({ area }: { area: 'portal' | 'worker' }) {
         {person && (
           <div className="who">
             <span>
-              {person.name}
-              {person.organisationName ? ` · ${person.organisationName}` : ''}
+              <bdi>{person.name}</bdi>
+              {person.organisationName && (
+                <>
+                  {' · '}
+                  <bdi>{person.organisationName}</bdi>
+                </>
+              )}
             </span>
             <button type="button" className="link-button" onClick={() => void signOut()}>
               Sign out

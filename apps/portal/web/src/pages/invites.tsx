@@ -133,7 +133,7 @@ export function InvitesPage() {
             {providers.value.providers.map((provider) => (
               <label key={provider.organisationId} className="check">
                 <input type="checkbox" checked={chosenIds.has(provider.organisationId)} onChange={(event) => setChosen(toggle(chosenIds, provider.organisationId, event.target.checked))} />
-                {provider.name}
+                <bdi>{provider.name}</bdi>
               </label>
             ))}
           </fieldset>
@@ -152,7 +152,7 @@ export function InvitesPage() {
           <ul className="providers" aria-label="Providers searched">
             {result.providers.map((provider) => (
               <li key={provider.organisationId}>
-                {provider.name}: <Badge tone={provider.status === 'ok' ? 'good' : 'bad'}>{provider.status}</Badge> {provider.returned} returned
+                <bdi>{provider.name}</bdi>: <Badge tone={provider.status === 'ok' ? 'good' : 'bad'}>{provider.status}</Badge> {provider.returned} returned
                 {provider.error && <span className="problem-inline"> — {provider.error}</span>}
               </li>
             ))}
@@ -167,7 +167,7 @@ export function InvitesPage() {
                 <Avatar name={suggestion.name} path={suggestion.profileImagePath} />
                 <div>
                   <p className="name">
-                    {suggestion.name} <InvitedBadge state={invited.get(suggestion.emailAddress.toLowerCase())} />
+                    <bdi>{suggestion.name}</bdi> <InvitedBadge state={invited.get(suggestion.emailAddress.toLowerCase())} />
                   </p>
                   <p className="muted">{suggestion.emailAddress}</p>
                   <ul className="ratings">

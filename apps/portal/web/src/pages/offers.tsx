@@ -85,7 +85,9 @@ export function OffersPage() {
               {offers.value.offers.map((offer) => (
                 <tr key={offer.id}>
                   <td data-label="Offer">
-                    <Link to={`/offers/${offer.id}`}>{offer.title}</Link>
+                    <Link to={`/offers/${offer.id}`} dir="auto">
+                      {offer.title}
+                    </Link>
                   </td>
                   <td data-label="Sent">
                     <When at={offer.createdAt} />
@@ -142,7 +144,7 @@ export function OfferPage() {
       <p>
         <Badge tone={open ? 'wait' : 'plain'}>{current.status}</Badge> Sent <When at={current.createdAt} />
       </p>
-      {current.details && <p>{current.details}</p>}
+      {current.details && <p dir="auto">{current.details}</p>}
       <TimeSlots slots={current.events} />
       <Problem text={offer.error} />
       <section aria-labelledby="recipients-heading" className="stack">

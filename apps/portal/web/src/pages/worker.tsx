@@ -48,9 +48,13 @@ export function WorkerInboxPage() {
           {offers.value.offers.map((offer) => (
             <li key={offer.id} className="card">
               <h2>
-                <Link to={`/worker/offers/${offer.id}`}>{offer.title}</Link>
+                <Link to={`/worker/offers/${offer.id}`} dir="auto">
+                  {offer.title}
+                </Link>
               </h2>
-              <p className="sender">From {sender(offer)}</p>
+              <p className="sender">
+                From <bdi>{sender(offer)}</bdi>
+              </p>
               <p>
                 <Badge tone={RESPONSE_TONE[offer.response]}>{offer.response}</Badge> {offer.confirmation && <Badge tone="plain">{offer.confirmation}</Badge>}
               </p>
@@ -93,11 +97,13 @@ export function WorkerOfferPage() {
     });
   return (
     <Page title={current.title}>
-      <p className="sender">From {sender(current)}</p>
+      <p className="sender">
+        From <bdi>{sender(current)}</bdi>
+      </p>
       <p>
         <Badge tone={RESPONSE_TONE[current.response]}>{current.response}</Badge> {current.confirmation && <Badge tone="plain">{current.confirmation}</Badge>}
       </p>
-      {current.details && <p>{current.details}</p>}
+      {current.details && <p dir="auto">{current.details}</p>}
       <TimeSlots slots={current.events} zoned />
       <TimeZoneNote />
       {canAnswer && current.response !== 'awaiting' && !changing && (
@@ -184,7 +190,9 @@ export function WorkerContactsPage() {
         <ul className="cards">
           {contacts.value.contacts.map((contact) => (
             <li key={contact.id} className="card">
-              <p className="name">{contact.organisationName}</p>
+              <p className="name" dir="auto">
+                {contact.organisationName}
+              </p>
               <p className="muted">
                 Since <When at={contact.addedAt} />
               </p>
