@@ -66,7 +66,11 @@ describe('an integrator on https with a private CA', () => {
     expect(integrator.calls.map(({ method, path, verified, overTls }) => ({ method, path, verified, overTls }))).toEqual([
       { method: 'GET', path: '/test', verified: false, overTls: true },
       { method: 'GET', path: '/test/auth', verified: true, overTls: true },
+      // The set-up check's forged and stale calls, refused: the profile carries no warning.
+      { method: 'GET', path: '/test/auth', verified: false, overTls: true },
+      { method: 'GET', path: '/test/auth', verified: false, overTls: true },
     ]);
+    expect(profile).toMatchObject({ verificationWarning: null });
 
     const worker = org.workers[0];
     expect(await new WorkerContactsClient(platform.url('contact-directory'), worker.token).addContact(org.organisation.id)).toBe(true);
