@@ -10,6 +10,26 @@ describe('parseCommand', () => {
     expect(parseCommand(['seed', '--help'])).toEqual({ command: 'help' });
   });
 
+  it('checks an integrator with hmac and v1 and the delivery timeout unless told otherwise', () => {
+    expect(parseCommand(['check-integrator', 'https://hooks.example/platform/', '--secret', 's3cret'])).toEqual({
+      command: 'check-integrator',
+      check: { baseUrl: 'https://hooks.example/platform', secret: 's3cret', schemes: ['hmac', 'v1'], timeoutMs: 10_000 },
+    });
+    expect(parseCommand(['check-integrator', 'http://localhost:4000', '--secret', 's', '--scheme', 'v1', '--timeout-ms', '2500'])).toEqual({
+      command: 'check-integrator',
+      check: { baseUrl: 'http://localhost:4000', secret: 's', schemes: ['v1'], timeoutMs: 2500 },
+    });
+  });
+
+  it.each([
+    [['check-integrator', 'http://localhost:1', '--secret', 's', '--directory-url', 'http://x'], '--directory-url is not an option of check-integrator'],
+    [['check-integrator', 'http://localhost:1', '--secret', 's', '--timeout-ms', '120001'], '--timeout-ms must be a whole number from 1 to 120000'],
+    [['check-integrator', 'ftp://localhost:1', '--secret', 's'], 'the base URL must be an http(s) URL'],
+    [['revoke-key', 'k', '--scheme', 'v1'], '--scheme is an option of check-integrator, not of revoke-key'],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseCommand(argv)).toThrow(new UsageError(message));
+  });
+
   it('seeds with defaults', () => {
     expect(parseCommand(['seed'])).toEqual({
       command: 'seed',

@@ -1,5 +1,6 @@
 import { DirectoryAdminClient, HttpError } from '@availability/platform-client';
 import { type Command, parseCommand, USAGE, UsageError } from './args.js';
+import { formatResults, IntegratorKit } from './check-integrator.js';
 import { offerHint, seed } from './seed.js';
 
 export interface CliIo {
@@ -21,6 +22,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (command.command === 'help') {
     io.stdout(`${USAGE}\n`);
     return 0;
+  }
+  if (command.command === 'check-integrator') {
+    const results = await new IntegratorKit(command.check).run();
+    io.stdout(formatResults(results));
+    return results.every((result) => result.passed) ? 0 : 1;
   }
 
   const admin = new DirectoryAdminClient(command.connection.directoryUrl, command.connection.adminToken);

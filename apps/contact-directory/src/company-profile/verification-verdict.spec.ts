@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { accepted, VerificationPolicy, type VerificationProbes } from './verification-verdict.js';
+import { accepted } from '@availability/outbound-http';
+import { VerificationPolicy, type VerificationProbes } from './verification-verdict.js';
 
 const REFUSED: VerificationProbes = { wrongSecret: { status: 401 }, stale: { status: 401 } };
 

@@ -1,3 +1,4 @@
+import { accepted, type ProbeAnswer } from '@availability/outbound-http';
 import { DEFAULT_TOLERANCE_SECONDS } from '@availability/webhook-signing';
 
 /**
@@ -5,9 +6,6 @@ import { DEFAULT_TOLERANCE_SECONDS } from '@availability/webhook-signing';
  * (libs/webhook-signing, the integrator guide), so an endpoint that checks the timestamp at all refuses it.
  */
 export const STALE_PROBE_AGE_SECONDS = DEFAULT_TOLERANCE_SECONDS * 3;
-
-/** The answer to one probe: an HTTP status, or no answer (timeout, connection closed…). */
-export type ProbeAnswer = { status: number } | { failed: string };
 
 /**
  * The two `/test/auth` calls that must be refused, sent beside the correctly signed one: `wrongSecret`
@@ -25,11 +23,6 @@ export type VerificationVerdict =
   | { kind: 'refuse'; message: string }
   /** Saved, with this warning kept on the profile until a later check passes. */
   | { kind: 'warn'; message: string };
-
-/** Whether an answer accepted the call: any 2xx. A refusal of any kind, or no answer, is not acceptance. */
-export function accepted(answer: ProbeAnswer): boolean {
-  return 'status' in answer && answer.status >= 200 && answer.status < 300;
-}
 
 /** What an integrator must fix, one sentence for each probe its endpoint accepted. */
 export function verificationProblems(probes: VerificationProbes): string[] {

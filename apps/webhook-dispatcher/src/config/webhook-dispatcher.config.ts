@@ -1,7 +1,7 @@
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { caFileOf, ConfigValidationError, developmentOnly, fromSetting, InProduction, IntegratorCallerConfig, IsHttpUrl, OutlivesEventStream, realSecret, required } from '@availability/service-core';
 import { sealingKeysProblems } from '@availability/messaging';
-import { type OutboundClientOptions } from '@availability/outbound-http';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS, type OutboundClientOptions } from '@availability/outbound-http';
 import { SigningKeyRing } from '@availability/webhook-signing';
 import type { EndpointGateOptions } from '../domain/endpoint-gate.js';
 
@@ -42,7 +42,7 @@ export class WebhookDispatcherConfig extends IntegratorCallerConfig {
   @IsInt()
   @Min(100)
   @Max(120_000)
-  WEBHOOK_TIMEOUT_MS = 10_000;
+  WEBHOOK_TIMEOUT_MS = DEFAULT_WEBHOOK_TIMEOUT_MS;
 
   /** Bytes of the integrator's response body kept in the attempt log. */
   @IsInt()
