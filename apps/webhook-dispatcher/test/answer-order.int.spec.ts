@@ -69,6 +69,24 @@ describe('answers in order', () => {
     expect(applyInOrder(calls()).at(-1)).toMatchObject({ eventId: second.eventId, sequence: 2 });
   });
 
+  it('supersedes an older answer that died as the newer arrives: a redelivery by time leaves it', async () => {
+    const org = randomUUID();
+    bed.nats.targets.set(org, { baseUrl: `${bed.receiver.url}/${org}`, secrets: ['order-secret'] });
+    const since = new Date(Date.now() - 1_000).toISOString();
+    const subject = { offerId: randomUUID(), workerId: randomUUID() };
+    const first = offerResponseEvent(org, { ...subject, response: 'applied', sequence: 1 });
+    const second = offerResponseEvent(org, { ...subject, response: 'rejected', previousResponse: 'applied', sequence: 2 });
+    bed.receiver.respond = (request) => (request.body.includes(first.eventId as string) ? { status: 500 } : { status: 200 });
+    await bed.nats.publish(OFFER_RESPONSE, first);
+    await bed.settled(first.eventId as string, 'dead');
+    await bed.nats.publish(OFFER_RESPONSE, second);
+    await bed.settled(second.eventId as string, 'succeeded');
+
+    expect(await bed.settled(first.eventId as string, 'superseded')).toMatchObject({ attempts: 6, series: 0 });
+    const byTime = await bed.admin.call<{ redelivered: number }>('POST', '/admin/deliveries/redeliver', { since, organisationId: org });
+    expect(byTime).toMatchObject({ status: 202, json: { redelivered: 0 } });
+  });
+
   it('logs an answer first seen after a newer one as superseded, never sent; a redelivery by time leaves it', async () => {
     const org = randomUUID();
     bed.nats.targets.set(org, { baseUrl: `${bed.receiver.url}/${org}`, secrets: ['order-secret'] });

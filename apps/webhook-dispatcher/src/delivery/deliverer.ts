@@ -116,9 +116,8 @@ export class Deliverer implements OnModuleInit {
    * first, as what keeps it back (a job, a dead letter) refers to it.
    */
   async deliverFirst(row: NewDelivery, target: WebhookTarget & { baseUrl: string }): Promise<Delivered> {
-    // An answer that came after a newer one from its worker (AnswerOrder) is logged, and not sent.
-    const sequence = ANSWER_SEQUENCE.exec(row.body);
-    if (sequence && this.answerOrder.verdict({ sequence: Number(sequence[1]), series: 0 }, await this.repository.newestAnswer(row)) === 'supersede') {
+    // An answer that came after a newer one from its worker is logged, and not sent.
+    if (await this.superseded(row)) {
       await this.recorder.delivery({ ...row, status: 'superseded' });
       this.outcomes.inc({ outcome: 'superseded' });
       return { kind: 'done' };
@@ -145,6 +144,17 @@ export class Deliverer implements OnModuleInit {
     });
     await this.follow(row.organisationId, outcome, 1);
     return { kind: 'done' };
+  }
+
+  /**
+   * Whether an answer seen for the first time is older than one logged (AnswerOrder); the older answers
+   * it finds failed or dead are superseded as it arrives.
+   */
+  private async superseded(row: NewDelivery): Promise<boolean> {
+    const found = ANSWER_SEQUENCE.exec(row.body);
+    if (!found) return false;
+    const sequence = Number(found[1]);
+    return this.answerOrder.verdict({ sequence, series: 0 }, await this.repository.answerArrived(row, sequence)) === 'supersede';
   }
 
   /** How an attempt of a delivery already in the log is logged. */

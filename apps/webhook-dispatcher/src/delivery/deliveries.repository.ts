@@ -566,18 +566,27 @@ export class DeliveriesRepository {
   }
 
   /**
-   * The highest sequence the log holds among the answers from `row`'s worker about its offer to its
-   * organisation (null for none, or for a row that is no numbered answer): one probe of
-   * delivery_answer_order.
+   * An answer seen for the first time, numbered `sequence`: the highest sequence the log holds among
+   * the answers from its worker about its offer to its organisation (null for none), read in the
+   * same statement that supersedes the older ones there that failed or died (no job is making them
+   * now, and none was redelivered: those are left to their claim). Probes of delivery_answer_order.
    */
-  async newestAnswer(row: Pick<NewDelivery, 'organisationId' | 'body'>): Promise<number | null> {
+  async answerArrived(row: Pick<NewDelivery, 'organisationId' | 'body'>, sequence: number): Promise<number | null> {
     const rows: Array<{ newest: number | null }> = await this.dataSource.query(
-      `SELECT max(n.sequence) AS newest FROM dispatcher.delivery n
-       WHERE n.organisation_id = $1
-         AND substring(n.body from '"offerId":"([0-9a-f-]{36})"') = substring($2::text from '"offerId":"([0-9a-f-]{36})"')
-         AND substring(n.body from '"workerId":"([0-9a-f-]{36})"') = substring($2::text from '"workerId":"([0-9a-f-]{36})"')
-         AND n.sequence IS NOT NULL`,
-      [row.organisationId, row.body],
+      `WITH same AS (
+         SELECT n.id, n.sequence, n.status, n.series, n.claimed_by FROM dispatcher.delivery n
+         WHERE n.organisation_id = $1
+           AND substring(n.body from '"offerId":"([0-9a-f-]{36})"') = substring($2::text from '"offerId":"([0-9a-f-]{36})"')
+           AND substring(n.body from '"workerId":"([0-9a-f-]{36})"') = substring($2::text from '"workerId":"([0-9a-f-]{36})"')
+           AND n.sequence IS NOT NULL
+       ), superseding AS (
+         UPDATE dispatcher.delivery d SET status = 'superseded', last_error = $4, next_attempt_at = NULL, held_at = NULL, updated_at = now()
+         FROM same o
+         WHERE d.id = o.id AND o.sequence < $3 AND o.status IN ('failed', 'dead') AND o.series = 0 AND o.claimed_by IS NULL
+           AND d.status IN ('failed', 'dead') AND d.series = 0 AND d.claimed_by IS NULL
+       )
+       SELECT max(sequence) AS newest FROM same`,
+      [row.organisationId, row.body, sequence, SUPERSEDED_REASON],
     );
     return rows[0]?.newest ?? null;
   }

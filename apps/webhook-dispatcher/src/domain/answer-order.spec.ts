@@ -66,11 +66,21 @@ class Simulation {
   }
 
   run(step: Step): void {
-    if (step.kind === 'answer') this.log.push({ sequence: this.log.length + 1, series: 0, status: 'pending', attemptsInSeries: 0, dueAt: this.now });
+    if (step.kind === 'answer') this.answer();
     if (step.kind === 'tick') this.now += step.ms;
     if (step.kind === 'claim') this.claim(step.instance, step.pick);
     if (step.kind === 'finish') this.finish(step.instance, step.ok);
     if (step.kind === 'redeliver') this.redeliver(this.log[step.pick % Math.max(1, this.log.length)]);
+  }
+
+  /** A new answer is logged; the older ones that failed or died, and no instance is attempting, are superseded as it arrives. */
+  answer(): void {
+    const sequence = this.log.length + 1;
+    for (const row of this.log) {
+      const idle = (row.status === 'failed' || row.status === 'dead') && !this.inFlight.some((f) => f?.row === row);
+      if (idle && order.verdict(row, sequence) === 'supersede') row.status = 'superseded';
+    }
+    this.log.push({ sequence, series: 0, status: 'pending', attemptsInSeries: 0, dueAt: this.now });
   }
 
   claim(instance: number, pick: number): void {
