@@ -110,7 +110,8 @@ export interface ReceivedRequest {
   hungUpAfterMs?: number;
 }
 
-export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
+/** A scripted answer: sent after `delayMs`, or once `until` settles (the test decides when the call ends). */
+export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number; until?: Promise<unknown> } | 'hang';
 
 /**
  * A tiny integrator whose answers each test scripts; records every request. It listens on `localhost`
@@ -141,7 +142,8 @@ export class Receiver {
           return;
         }
         const send = () => res.writeHead(reply.status, reply.headers).end(reply.body ?? '');
-        if (reply.delayMs) setTimeout(send, reply.delayMs);
+        if (reply.until) void reply.until.then(send, send);
+        else if (reply.delayMs) setTimeout(send, reply.delayMs);
         else send();
       });
     };

@@ -101,6 +101,18 @@ describe("webhook-dispatcher's retention on PostgreSQL", () => {
     expect(classes.map((c) => c.name)).not.toContain('dead-letters');
   });
 
+  it('removes superseded answers past the delivery log retention, as it does succeeded ones', async () => {
+    const keep = config.WEBHOOK_DELIVERY_RETENTION_DAYS * DAY_MS;
+    await dataSource.query(`DELETE FROM dispatcher.delivery`);
+    const ids = await insertDeliveries([
+      { status: 'superseded', updatedAt: at(keep + 1), attempts: 1 }, // goes with its attempt
+      { status: 'superseded', updatedAt: at(keep) }, // exactly as old as the period: kept
+      { status: 'failed', updatedAt: at(keep * 3) }, // retrying: kept
+    ]);
+    expect(await pruner(classes).pruneOnce()).toMatchObject({ 'superseded-answers': 1 });
+    expect(await remaining(ids)).toEqual({ deliveries: ids.slice(1), attempts: ids.slice(1) });
+  });
+
   it('removes dead letters only when their own retention is set, and only those past it', async () => {
     const withDeadLetters = dispatcherRetention(loadConfig(WebhookDispatcherConfig, { WEBHOOK_DEAD_LETTER_RETENTION_DAYS: '60' }));
     await dataSource.query(`DELETE FROM dispatcher.delivery`);

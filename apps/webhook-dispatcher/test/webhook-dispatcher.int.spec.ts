@@ -545,6 +545,8 @@ describe('operator API', () => {
     expect(done.attemptLog.at(-1)).toMatchObject({ series: 1, statusCode: 200 });
     const webhookIds = receiver.to('/later/').filter((r) => r.headers['webhook-id'] === target.webhookId);
     expect(webhookIds).toHaveLength(5); // 4 failed + 1 redelivered, one id
+    // Only the redelivery says it is one: it may carry an answer older than one delivered since.
+    expect(webhookIds.map((r) => r.headers['webhook-redelivery'])).toEqual([undefined, undefined, undefined, undefined, 'true']);
 
     const all = await admin.call<{ redelivered: number }>('POST', '/admin/deliveries/redeliver', { since, organisationId: org });
     expect(all).toMatchObject({ status: 202, json: { redelivered: 2 } });

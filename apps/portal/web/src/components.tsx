@@ -49,8 +49,12 @@ export function Page({ title, children }: { title: string; children: ReactNode }
   );
 }
 
-export function Badge({ tone, children }: { tone: 'good' | 'bad' | 'wait' | 'plain'; children: ReactNode }) {
-  return <span className={`badge badge-${tone}`}>{children}</span>;
+export function Badge({ tone, title, children }: { tone: 'good' | 'bad' | 'wait' | 'plain'; title?: string; children: ReactNode }) {
+  return (
+    <span className={`badge badge-${tone}`} title={title}>
+      {children}
+    </span>
+  );
 }
 
 export interface TimeSlot {

@@ -59,7 +59,7 @@ describe('delivery list filters', () => {
   });
 
   it('refuses each malformed parameter, naming it', () => {
-    expect(fieldErrors(() => deliveryListFilter({ status: 'lost' }, 200))).toEqual({ status: ['must be one of pending, succeeded, failed, dead, skipped'] });
+    expect(fieldErrors(() => deliveryListFilter({ status: 'lost' }, 200))).toEqual({ status: ['must be one of pending, succeeded, failed, dead, skipped, superseded'] });
     expect(fieldErrors(() => deliveryListFilter({ eventType: 'offers.response.recorded' }, 200))).toEqual({ eventType: ['must be one of offer-response, contact-added'] });
     expect(fieldErrors(() => deliveryListFilter({ eventId: 'x' }, 200))).toEqual({ eventId: ['must be a uuid'] });
     expect(fieldErrors(() => deliveryListFilter({ status: ['failed', 'dead'] }, 200))).toEqual({ status: ['must be given once, as a single value'] });

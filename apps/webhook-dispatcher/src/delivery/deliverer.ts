@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { counter, histogram, LATENCY_BUCKETS_SECONDS } from '@availability/service-core';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { AnswerOrder } from '../domain/answer-order.js';
 import { holdWithJitter } from '../domain/backoff.js';
 import { type Admission, EndpointGate, type GateReport } from '../domain/endpoint-gate.js';
 import { type RetryPolicy, stepAfterAttempt } from '../domain/retry-policy.js';
@@ -21,6 +22,8 @@ export type Delivered = { kind: 'done' } | { kind: 'wait'; ms: number };
 
 /** Delay when the directory could not tell us where to call (our side, not the integrator's: no attempt used). */
 const TARGET_UNKNOWN_WAIT_MS = 5_000;
+/** An answer's sequence in its body: only an answer that carries one can be superseded. */
+const ANSWER_SEQUENCE = /"sequence":(\d+)[,}]/;
 /** Delay when another job is making the attempt: then the attempt is found made, or its claimant dead. */
 const CLAIMED_WAIT_MS = 1_000;
 
@@ -37,9 +40,10 @@ type AttemptOutcome = Omit<AttemptRecord, 'deliveryId' | 'series'>;
 export class Deliverer implements OnModuleInit {
   private readonly logger = new Logger('Deliverer');
   private readonly retryPolicy: RetryPolicy;
+  private readonly answerOrder = new AnswerOrder();
   private readonly outcomes = counter(
     'webhook_deliveries_total',
-    'Webhook delivery attempts by outcome: succeeded, failed (will retry), dead (dead-lettered), skipped (no base URL).',
+    'Webhook delivery attempts by outcome: succeeded, failed (will retry), dead (dead-lettered), skipped (no base URL), superseded (a newer answer from the worker was logged: not sent).',
     ['outcome'],
   );
   private readonly waits = counter(
@@ -112,6 +116,12 @@ export class Deliverer implements OnModuleInit {
    * first, as what keeps it back (a job, a dead letter) refers to it.
    */
   async deliverFirst(row: NewDelivery, target: WebhookTarget & { baseUrl: string }): Promise<Delivered> {
+    // An answer that came after a newer one from its worker is logged, and not sent.
+    if (await this.superseded(row)) {
+      await this.recorder.delivery({ ...row, status: 'superseded' });
+      this.outcomes.inc({ outcome: 'superseded' });
+      return { kind: 'done' };
+    }
     const admission = await this.gate.admit(row.organisationId);
     if (admission.kind === 'hold') {
       // Written held in one statement; an event that had a delivery already leaves it to its own course.
@@ -134,6 +144,17 @@ export class Deliverer implements OnModuleInit {
     });
     await this.follow(row.organisationId, outcome, 1);
     return { kind: 'done' };
+  }
+
+  /**
+   * Whether an answer seen for the first time is older than one logged (AnswerOrder); the older answers
+   * it finds failed or dead are superseded as it arrives.
+   */
+  private async superseded(row: NewDelivery): Promise<boolean> {
+    const found = ANSWER_SEQUENCE.exec(row.body);
+    if (!found) return false;
+    const sequence = Number(found[1]);
+    return this.answerOrder.verdict({ sequence, series: 0 }, await this.repository.answerArrived(row, sequence)) === 'supersede';
   }
 
   /** How an attempt of a delivery already in the log is logged. */
@@ -203,7 +224,7 @@ export class Deliverer implements OnModuleInit {
    * (or the delivery finished), a short wait when another job is making it now (then it looks again).
    */
   private async claim(delivery: Delivery, attemptNo: number, claimant: string): Promise<Delivered | undefined> {
-    let claim: 'claimed' | 'made' | 'taken';
+    let claim: 'claimed' | 'made' | 'taken' | 'superseded';
     try {
       claim = await this.repository.claimAttempt(delivery.deliveryId, delivery.series, attemptNo, claimant, this.config.WEBHOOK_LOCK_DURATION_MS);
     } catch (error) {
@@ -212,6 +233,10 @@ export class Deliverer implements OnModuleInit {
     }
     if (claim === 'claimed') return undefined;
     this.gate.cancel(delivery.organisationId);
+    if (claim === 'superseded') {
+      this.outcomes.inc({ outcome: 'superseded' });
+      return { kind: 'done' };
+    }
     this.waits.inc({ reason: claim === 'made' ? 'attempt-made' : 'attempt-claimed' });
     return claim === 'made' ? { kind: 'done' } : { kind: 'wait', ms: CLAIMED_WAIT_MS };
   }

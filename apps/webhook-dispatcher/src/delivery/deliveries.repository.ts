@@ -6,8 +6,8 @@ import { type RequestAsSent, requestAsSent, type WebhookType, webhookTypeOf } fr
 
 export const DISPATCHER_SCHEMA = 'dispatcher';
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead' | 'skipped';
-export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'dead', 'skipped'];
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead' | 'skipped' | 'superseded';
+export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'dead', 'skipped', 'superseded'];
 
 export interface NewDelivery {
   eventId: string;
@@ -18,7 +18,7 @@ export interface NewDelivery {
   path: string;
   body: string;
   url: string | null;
-  status: 'pending' | 'skipped';
+  status: 'pending' | 'skipped' | 'superseded';
 }
 
 /** A test event's delivery: always new (its event id is made for it), always to be sent. */
@@ -183,6 +183,27 @@ const ts = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-D
 const OFFER_OF = `substring(d.body from '"offerId":"([0-9a-f-]{36})"')`;
 const WORKER_OF = `COALESCE(substring(d.body from '"workerId":"([0-9a-f-]{36})"'), substring(d.path from '^/contact/new/([0-9a-f-]{36})$'))`;
 
+/**
+ * An offer response's sequence, read from the bytes it sends (null for any other delivery, and for an
+ * answer whose producer gave none): written to the delivery's `sequence` column as it is inserted.
+ */
+const SEQUENCE_OF = (body: string) => `substring(${body} from '"sequence":([0-9]+)[,}]')::int`;
+
+/**
+ * The log holds a newer answer than delivery `d`'s, from the same worker about the same offer, to the
+ * same organisation (any status: the newer is the one to deliver). One probe of delivery_answer_order
+ * (migration AnswerOrder), whose expressions these are. An answer without sequence is never superseded.
+ */
+export const ANSWER_SUPERSEDED = `(d.sequence IS NOT NULL AND EXISTS (
+    SELECT 1 FROM dispatcher.delivery n
+    WHERE n.organisation_id = d.organisation_id
+      AND substring(n.body from '"offerId":"([0-9a-f-]{36})"') = substring(d.body from '"offerId":"([0-9a-f-]{36})"')
+      AND substring(n.body from '"workerId":"([0-9a-f-]{36})"') = substring(d.body from '"workerId":"([0-9a-f-]{36})"')
+      AND n.sequence IS NOT NULL AND n.sequence > d.sequence))`;
+
+/** Why a superseded delivery was not sent, as its log shows it. */
+export const SUPERSEDED_REASON = 'a newer answer from this worker about this offer replaced it';
+
 const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.organisation_id AS "organisationId", d.event_subject AS "eventSubject",
   d.webhook_id AS "webhookId", d.method, d.path, d.url, ${OFFER_OF} AS "offerId", ${WORKER_OF} AS "workerId", d.status, d.attempts, d.series,
   ${ts('d.next_attempt_at')} AS "nextAttemptAt", d.last_status_code AS "lastStatusCode", d.last_error AS "lastError",
@@ -269,8 +290,8 @@ const HELD_COLUMNS = `${REDELIVERY_COLUMNS},
  */
 const INSERT_DELIVERIES: PreparedStatement = {
   name: 'dispatcher.insert-deliveries',
-  text: `INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, held_at)
-         SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, CASE WHEN $10::boolean THEN now() END
+  text: `INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, held_at, sequence)
+         SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, CASE WHEN $10::boolean THEN now() END, ${SEQUENCE_OF('body')}
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
            AS i(event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status)
          ORDER BY event_id, organisation_id
@@ -334,8 +355,9 @@ const RECORD_FIRST_ATTEMPTS: PreparedStatement = {
                                   started_at, duration_ms, status_code, error_kind, error_message, excerpt, status, next_attempt_at, n)
          ), inserted AS (
            INSERT INTO dispatcher.delivery (event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status,
-                                            attempts, next_attempt_at, last_status_code, last_error)
-           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, 1, next_attempt_at, status_code, error_message
+                                            attempts, next_attempt_at, last_status_code, last_error, sequence)
+           SELECT event_id, organisation_id, event_subject, webhook_id, method, path, body, url, status, 1, next_attempt_at, status_code, error_message,
+                  ${SEQUENCE_OF('body')}
            FROM input ORDER BY event_id, organisation_id
            ON CONFLICT (event_id, organisation_id) DO NOTHING
            RETURNING id, event_id, organisation_id
@@ -509,28 +531,64 @@ export class DeliveriesRepository {
    * mid-call); `made` when that attempt was made or the delivery finished (nothing to do); `taken`
    * when another claimant is making it now. So two jobs for one attempt (a release's and a trial's, a
    * sweep's and a release's) never both call. A claim ends when the attempt is recorded.
+   * `superseded` when the delivery is an answer the log holds a newer one of (ANSWER_SUPERSEDED): it is
+   * finished so, in the same statement, and not sent; an explicit redelivery (series > 0) was asked
+   * for and is sent all the same.
    */
-  async claimAttempt(deliveryId: number, series: number, attemptNo: number, claimant: string, staleMs: number): Promise<'claimed' | 'made' | 'taken'> {
-    const rows: Array<{ open: boolean; claimed: boolean }> = await this.dataSource.query(
+  async claimAttempt(deliveryId: number, series: number, attemptNo: number, claimant: string, staleMs: number): Promise<'claimed' | 'made' | 'taken' | 'superseded'> {
+    const rows: Array<{ open: boolean; claimed: boolean; superseded: boolean }> = await this.dataSource.query(
       `WITH target AS (
          SELECT d.id, d.attempts, (d.status IN ('pending', 'failed') AND d.series = $2
-                       AND ${ATTEMPTS_IN_SERIES} = $3 - 1) AS open
+                       AND ${ATTEMPTS_IN_SERIES} = $3 - 1) AS open,
+                (d.series = 0 AND ${ANSWER_SUPERSEDED}) AS superseded
          FROM dispatcher.delivery d WHERE d.id = $1
+       ), superseding AS (
+         UPDATE dispatcher.delivery d SET status = 'superseded', last_error = $6, next_attempt_at = NULL, held_at = NULL, claimed_by = NULL, updated_at = now()
+         FROM target t
+         WHERE d.id = t.id AND t.open AND t.superseded AND d.attempts = t.attempts AND d.series = $2 AND d.status IN ('pending', 'failed')
+         RETURNING d.id
        ), claimed AS (
          -- d.attempts is checked again on the row as it is when the update takes it: an attempt recorded
          -- since this statement's snapshot (a claimant that just finished) makes the claim fail.
          UPDATE dispatcher.delivery d SET claimed_by = $4, claimed_at = now()
          FROM target t
-         WHERE d.id = t.id AND t.open AND d.attempts = t.attempts AND d.series = $2
+         WHERE d.id = t.id AND t.open AND NOT t.superseded AND d.attempts = t.attempts AND d.series = $2
            AND (d.claimed_by IS NULL OR d.claimed_by = $4 OR d.claimed_at < now() - $5 * interval '1 millisecond')
          RETURNING d.id
        )
-       SELECT t.open, EXISTS (SELECT 1 FROM claimed) AS claimed FROM target t`,
-      [deliveryId, series, attemptNo, claimant, staleMs],
+       SELECT t.open, EXISTS (SELECT 1 FROM claimed) AS claimed, EXISTS (SELECT 1 FROM superseding) AS superseded FROM target t`,
+      [deliveryId, series, attemptNo, claimant, staleMs, SUPERSEDED_REASON],
     );
     const row = rows.at(0);
     if (!row?.open) return 'made';
+    if (row.superseded) return 'superseded';
     return row.claimed ? 'claimed' : 'taken';
+  }
+
+  /**
+   * An answer seen for the first time, numbered `sequence`: the highest sequence the log holds among
+   * the answers from its worker about its offer to its organisation (null for none), read in the
+   * same statement that supersedes the older ones there that failed or died (no job is making them
+   * now, and none was redelivered: those are left to their claim). Probes of delivery_answer_order.
+   */
+  async answerArrived(row: Pick<NewDelivery, 'organisationId' | 'body'>, sequence: number): Promise<number | null> {
+    const rows: Array<{ newest: number | null }> = await this.dataSource.query(
+      `WITH same AS (
+         SELECT n.id, n.sequence, n.status, n.series, n.claimed_by FROM dispatcher.delivery n
+         WHERE n.organisation_id = $1
+           AND substring(n.body from '"offerId":"([0-9a-f-]{36})"') = substring($2::text from '"offerId":"([0-9a-f-]{36})"')
+           AND substring(n.body from '"workerId":"([0-9a-f-]{36})"') = substring($2::text from '"workerId":"([0-9a-f-]{36})"')
+           AND n.sequence IS NOT NULL
+       ), superseding AS (
+         UPDATE dispatcher.delivery d SET status = 'superseded', last_error = $4, next_attempt_at = NULL, held_at = NULL, updated_at = now()
+         FROM same o
+         WHERE d.id = o.id AND o.sequence < $3 AND o.status IN ('failed', 'dead') AND o.series = 0 AND o.claimed_by IS NULL
+           AND d.status IN ('failed', 'dead') AND d.series = 0 AND d.claimed_by IS NULL
+       )
+       SELECT max(sequence) AS newest FROM same`,
+      [row.organisationId, row.body, sequence, SUPERSEDED_REASON],
+    );
+    return rows[0]?.newest ?? null;
   }
 
   /** A decision taken without calling the integrator (endpoint disabled, no base URL any more). */

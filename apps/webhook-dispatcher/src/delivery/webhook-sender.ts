@@ -38,7 +38,7 @@ export class WebhookSender implements OnModuleDestroy {
     await this.client.close();
   }
 
-  async send(delivery: Pick<Delivery, 'webhookId' | 'method' | 'path' | 'body' | 'test'>, to: WebhookTarget & { baseUrl: string }): Promise<CallResult> {
+  async send(delivery: Pick<Delivery, 'webhookId' | 'method' | 'path' | 'body' | 'test'> & { series?: number }, to: WebhookTarget & { baseUrl: string }): Promise<CallResult> {
     const startedAt = new Date();
     let url: string | null = null;
     try {

@@ -19,6 +19,12 @@ export function webhookTypeOf(subject: string): WebhookType | null {
 /** The header that marks a test delivery (its body, when it has one, says `"test": true` too). */
 export const WEBHOOK_TEST_HEADER = 'webhook-test';
 
+/**
+ * The header that marks a redelivery (an attempt series an operator or the organisation started again):
+ * it may carry an answer older than one already delivered, sent because it was asked for.
+ */
+export const WEBHOOK_REDELIVERY_HEADER = 'webhook-redelivery';
+
 /** One HTTP call to an integrator, independent of where its service lives. */
 export interface WebhookCall {
   /** Whose service is called. */
@@ -138,11 +144,12 @@ export const WEBHOOK_USER_AGENT = 'AvailabilityPlatform-Webhooks/1.0';
 export const PER_ATTEMPT_HEADERS = ['webhook-timestamp', 'webhook-signature', 'webhook-key-id', 'Timestamp', 'Authorization'] as const;
 
 /** The headers of a call that are the same on every attempt, beside the signature's. */
-export function unsignedHeaders(call: Pick<WebhookCall, 'body' | 'test'>): Record<string, string> {
+export function unsignedHeaders(call: Pick<WebhookCall, 'body' | 'test'> & { series?: number }): Record<string, string> {
   const headers: Record<string, string> = { 'user-agent': WEBHOOK_USER_AGENT };
   if (call.body !== '') headers['content-type'] = 'application/json';
   // A test event says so in a header as well as in its body (a GET has none), so no integrator takes it for a real one.
   if (call.test) headers[WEBHOOK_TEST_HEADER] = 'true';
+  if ((call.series ?? 0) > 0) headers[WEBHOOK_REDELIVERY_HEADER] = 'true';
   return headers;
 }
 
@@ -155,7 +162,7 @@ export interface RequestAsSent {
   body: string;
 }
 
-export function requestAsSent(call: Pick<WebhookCall, 'body' | 'test'> & { method: string; webhookId: string; url: string | null }): RequestAsSent {
+export function requestAsSent(call: Pick<WebhookCall, 'body' | 'test'> & { method: string; webhookId: string; url: string | null; series?: number }): RequestAsSent {
   return {
     method: call.method,
     url: call.url,

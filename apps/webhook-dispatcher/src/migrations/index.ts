@@ -16,6 +16,8 @@ import { AttemptClaims1765100000000 } from './1765100000000-attempt-claims.js';
 import { DeliveryRetention1767000000000 } from './1767000000000-delivery-retention.js';
 import { DeliveryLogFilters1767400000000 } from './1767400000000-delivery-log-filters.js';
 import { DeliverySubjects1767500000000 } from './1767500000000-delivery-subjects.js';
+import { AnswerSequence1767600000000 } from './1767600000000-answer-sequence.js';
+import { AnswerOrder1767610000000 } from './1767610000000-answer-order.js';
 
 /** webhook-dispatcher's migrations, in order: applied at start-up and by `migrate.js`. */
 export const DISPATCHER_MIGRATIONS = [
@@ -34,4 +36,6 @@ export const DISPATCHER_MIGRATIONS = [
   parkedEventsHandledMigration(DISPATCHER_SCHEMA, 1767200000000),
   DeliveryLogFilters1767400000000,
   DeliverySubjects1767500000000,
+  AnswerSequence1767600000000,
+  AnswerOrder1767610000000,
 ];

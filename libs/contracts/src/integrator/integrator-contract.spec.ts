@@ -73,6 +73,7 @@ describe('integrator contract schemas', () => {
     const document = integratorOpenApiDocument() as { paths: Record<string, Record<string, { parameters: Array<{ $ref?: string }> }>> };
     for (const [path, method] of [['/offer/response', 'post'], ['/contact/new/{workerId}', 'get']]) {
       expect(document.paths[path][method].parameters).toContainEqual({ $ref: '#/components/parameters/webhook-test' });
+      expect(document.paths[path][method].parameters).toContainEqual({ $ref: '#/components/parameters/webhook-redelivery' });
     }
   });
 });

@@ -64,7 +64,7 @@ const SIGNATURE_HEADERS = ['Timestamp', 'Authorization', 'webhook-id', 'webhook-
   $ref: `#/components/parameters/${name}`,
 }));
 /** The webhooks proper (not /test/auth or /contact-suggestions) may be test events. */
-const WEBHOOK_HEADERS = [...SIGNATURE_HEADERS, { $ref: '#/components/parameters/webhook-test' }];
+const WEBHOOK_HEADERS = [...SIGNATURE_HEADERS, { $ref: '#/components/parameters/webhook-test' }, { $ref: '#/components/parameters/webhook-redelivery' }];
 const WEBHOOK_ANSWERS = {
   '200': { description: 'Received. Any 2xx within 10 s counts; do slow work afterwards.' },
   '401': { description: 'The signature did not verify. A client error: the platform tries at most 3 times, then dead-letters the delivery.' },
@@ -175,6 +175,13 @@ export function integratorOpenApiDocument(): Record<string, unknown> {
           required: false,
           schema: { type: 'string', enum: ['true'] },
           description: 'Present only on a test event your organisation sent itself from the portal (Webhooks page): signed like any call, made-up ids, do not act on it.',
+        },
+        'webhook-redelivery': {
+          name: 'webhook-redelivery',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', enum: ['true'] },
+          description: 'Present on every attempt of a redelivery (yours or an operator\'s, one or by time): it may carry an answer older than one you applied. Keep the highest sequence per (offerId, workerId) and drop a lower one.',
         },
       },
       schemas: {

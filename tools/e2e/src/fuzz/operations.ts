@@ -69,7 +69,7 @@ const deliveryFilters: Record<string, Pool> = {
   workerId: workers,
   webhookId: (w) => [`${w.home.offerIds[0]}:${w.home.organisationId}`, '00000000-0000-4000-8000-000000000000:00000000-0000-4000-8000-000000000000'],
   limit: () => ['1', '50', '200'],
-  status: () => ['pending', 'succeeded', 'failed', 'dead', 'skipped'],
+  status: () => ['pending', 'succeeded', 'failed', 'dead', 'skipped', 'superseded'],
   eventType: () => ['offer-response', 'contact-added'],
   eventId: () => ['00000000-0000-4000-8000-000000000000'],
   from: () => ['2020-01-01T00:00:00Z', '2026-11-24'],

@@ -4,7 +4,7 @@ import { Badge, ConfirmButton, ConfirmQuestion, Done, Loading, localDateTime, Pa
 import { useAction, useCursorPages, useLoad } from '../hooks';
 import { useSession } from '../session';
 
-type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead' | 'skipped';
+type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead' | 'skipped' | 'superseded';
 type EventType = 'offer-response' | 'contact-added';
 
 interface Attempt {
@@ -59,7 +59,9 @@ interface Endpoint {
 const BASE = '/api/webhooks/portal/webhooks';
 /** How far back "redeliver failed since" reaches (webhook-dispatcher's REDELIVERY_WINDOW_DAYS). */
 const REDELIVERY_WINDOW_DAYS = 30;
-const STATUS_TONE: Record<DeliveryStatus, 'good' | 'bad' | 'wait' | 'plain'> = { succeeded: 'good', failed: 'bad', dead: 'bad', pending: 'wait', skipped: 'plain' };
+const STATUS_TONE: Record<DeliveryStatus, 'good' | 'bad' | 'wait' | 'plain'> = { succeeded: 'good', failed: 'bad', dead: 'bad', pending: 'wait', skipped: 'plain', superseded: 'plain' };
+/** What a status means, where its name alone does not say. */
+const STATUS_TITLE: Partial<Record<DeliveryStatus, string>> = { superseded: 'Not sent: a newer answer from this worker replaced it' };
 
 /** What the log can be searched by: the API's filter of each. */
 const SEARCH_BY = { offerId: 'Offer id', workerId: 'Worker id', eventId: 'Event id', webhookId: 'Webhook id' } as const;
@@ -345,7 +347,9 @@ function DeliveryRow({ delivery, open, onToggle, onRedelivered }: { delivery: De
           <Subjects delivery={delivery} />
         </td>
         <td data-label="Status">
-          <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
+          <Badge tone={STATUS_TONE[delivery.status]} title={STATUS_TITLE[delivery.status]}>
+            {delivery.status}
+          </Badge>
         </td>
         <td data-label="Attempts">{attempts.length}</td>
         <td data-label="Last answer">{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
@@ -353,7 +357,7 @@ function DeliveryRow({ delivery, open, onToggle, onRedelivered }: { delivery: De
           <button type="button" className="secondary" aria-expanded={open} aria-label={`Details of delivery ${delivery.id}`} onClick={onToggle}>
             Details
           </button>
-          {(delivery.status === 'failed' || delivery.status === 'dead' || delivery.status === 'succeeded') && (
+          {delivery.status !== 'pending' && delivery.status !== 'skipped' && (
             <ConfirmButton
               label="Redeliver"
               question={`Redeliver delivery ${delivery.id}?`}
