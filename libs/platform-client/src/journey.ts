@@ -195,7 +195,9 @@ export class Journey {
       bodies.map((b) => `${b.workerId} ${b.response}`).sort(),
       [`${this.org.workers[0].id} applied`, `${this.org.workers[1].id} rejected`].sort(),
     );
-    for (const body of bodies) deepStrictEqual(Object.keys(body), ['eventId', 'offerId', 'workerId', 'response', 'respondedAt']);
+    for (const body of bodies) deepStrictEqual(Object.keys(body), ['eventId', 'offerId', 'workerId', 'response', 'respondedAt', 'sequence']);
+    // Each worker answered once: the first answer of each (offer, worker).
+    deepStrictEqual(bodies.map((body) => (body as { sequence?: unknown }).sequence), [1, 1]);
     this.webhookIds.push(...responses.map((item) => item.webhookId));
     return `the integrator verified and received POST /offer/response twice: ${bodies.map((b) => b.response).join(', ')}`;
   }
