@@ -148,7 +148,7 @@ describe('the portal in the browser', () => {
 
     integratorPage = await signIn(context, 'ines@tidewater.example', 'portal');
     await integratorPage.getByRole('heading', { name: 'Offers' }).waitFor();
-    await integratorPage.getByText('Tidewater Integrations').waitFor();
+    await integratorPage.getByText('Tidewater Integrations', { exact: true }).waitFor();
     // A __Host- cookie, kept by the browser over http://localhost as over https: Secure, for this host (no Domain) and Path=/.
     const session = (await context.cookies()).find((cookie) => cookie.name === '__Host-portal_session');
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: true, path: '/', domain: 'localhost' });
