@@ -8,6 +8,12 @@ export const HEADER_WEBHOOK_SIGNATURE = 'webhook-signature';
 /** Receivers reject timestamps further than this from their own clock, in either direction. */
 export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
 
+/**
+ * How far in the past a call meant to be refused as stale is signed (the set-up check, the
+ * conformance kit): well outside the tolerance, so a receiver that checks the timestamp at all refuses it.
+ */
+export const STALE_PROBE_AGE_SECONDS = DEFAULT_TOLERANCE_SECONDS * 3;
+
 /** At most two secrets sign at once: the current one and, during rotation, its successor. */
 export const MAX_SIGNING_SECRETS = 2;
 

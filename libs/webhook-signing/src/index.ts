@@ -8,6 +8,7 @@ export {
   MAX_SIGNATURE_HEADER_LENGTH,
   MAX_SIGNING_SECRETS,
   MAX_WEBHOOK_ID_LENGTH,
+  STALE_PROBE_AGE_SECONDS,
 } from './constants.js';
 export type { HeaderSource } from './headers.js';
 export {

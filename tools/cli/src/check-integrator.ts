@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { accepted, OutboundClient, OutboundRequestError, type ProbeAnswer } from '@availability/outbound-http';
-import { DEFAULT_TOLERANCE_SECONDS, type SignatureScheme, signRequest } from '@availability/webhook-signing';
-
-/** Far outside the receivers' tolerance, as the platform's set-up check signs its stale call. */
-export const STALE_AGE_SECONDS = DEFAULT_TOLERANCE_SECONDS * 3;
+import { DEFAULT_TOLERANCE_SECONDS, type SignatureScheme, STALE_PROBE_AGE_SECONDS, signRequest } from '@availability/webhook-signing';
 
 export interface KitOptions {
   /** The integrator's base URL, without a trailing slash. */
@@ -51,7 +48,7 @@ export class IntegratorKit {
       await this.expectAccepted('GET /test answers 2xx', { method: 'GET', path: '/test', headers: {} }, 'GET /test must answer 200 without any authentication'),
       await this.expectAccepted('signed GET /test/auth answers 2xx', this.signedAuth(this.options.secret, this.clock()), this.authFix()),
       await this.expectRefused('forged signature is refused', this.signedAuth(`wrong-${randomUUID()}`, this.clock()), 'a GET /test/auth signed with the wrong secret', 'unless the signature verifies with your secret'),
-      await this.expectRefused('stale timestamp is refused', this.signedAuth(this.options.secret, this.stale()), `a GET /test/auth signed ${STALE_AGE_SECONDS / 60} minutes ago`, `when the timestamp is more than ${DEFAULT_TOLERANCE_SECONDS / 60} minutes from your clock, so a recorded call cannot be replayed`),
+      await this.expectRefused('stale timestamp is refused', this.signedAuth(this.options.secret, this.stale()), `a GET /test/auth signed ${STALE_PROBE_AGE_SECONDS / 60} minutes ago`, `when the timestamp is more than ${DEFAULT_TOLERANCE_SECONDS / 60} minutes from your clock, so a recorded call cannot be replayed`),
       await this.expectRefused('tampered body is refused', this.tampered(), 'a POST /offer/response whose body was changed after it was signed', 'unless the signature verifies over the raw body exactly as received'),
       await this.repeat(),
       await this.outOfOrder(),
@@ -153,7 +150,7 @@ export class IntegratorKit {
   }
 
   private stale(): Date {
-    return new Date(this.clock().getTime() - STALE_AGE_SECONDS * 1000);
+    return new Date(this.clock().getTime() - STALE_PROBE_AGE_SECONDS * 1000);
   }
 }
 

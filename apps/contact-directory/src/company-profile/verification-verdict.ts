@@ -1,11 +1,5 @@
 import { accepted, type ProbeAnswer } from '@availability/outbound-http';
-import { DEFAULT_TOLERANCE_SECONDS } from '@availability/webhook-signing';
-
-/**
- * How far in the past the stale `/test/auth` is signed: well outside the tolerance receivers apply
- * (libs/webhook-signing, the integrator guide), so an endpoint that checks the timestamp at all refuses it.
- */
-export const STALE_PROBE_AGE_SECONDS = DEFAULT_TOLERANCE_SECONDS * 3;
+import { DEFAULT_TOLERANCE_SECONDS, STALE_PROBE_AGE_SECONDS } from '@availability/webhook-signing';
 
 /**
  * The two `/test/auth` calls that must be refused, sent beside the correctly signed one: `wrongSecret`

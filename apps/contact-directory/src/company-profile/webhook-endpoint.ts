@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { FAILURE_WORDS, type OutboundClient, type ProbeAnswer, type OutboundFailureKind, OutboundRequestError } from '@availability/outbound-http';
-import { DEFAULT_SIGNATURE_SCHEMES, parseSignatureSchemes, type SignatureScheme, type SigningKey, signRequest } from '@availability/webhook-signing';
-import { STALE_PROBE_AGE_SECONDS, type VerificationProbes } from './verification-verdict.js';
+import { DEFAULT_SIGNATURE_SCHEMES, parseSignatureSchemes, type SignatureScheme, type SigningKey, signRequest, STALE_PROBE_AGE_SECONDS } from '@availability/webhook-signing';
+import type { VerificationProbes } from './verification-verdict.js';
 
 export const MAX_BASE_URL_LENGTH = 2000;
 export const MIN_SECRET_LENGTH = 16;
